@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* anonremap: the one header. Grouped by the file that defines each part. */
+#ifndef ANONREMAP_H
+#define ANONREMAP_H
+
+#include "config.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <cjson/cJSON.h>
+
+#define FORMAT_VERSION 1
+
+/* Limits: documented in anonremap-scenario(5). */
+#define MAX_STEPS 4096
+#define MAX_REGIONS 256
+#define MAX_TERMS 16
+#define MAX_NAME 64
+#define MAX_FORKS 16
+#define MAX_FILE_SIZE (16u << 20)
+
+/* Exit codes of the SPEC. */
+enum {
+	EXIT_PASS = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 2,
+	EXIT_ERROR = 3,
+	EXIT_SKIP = 4,
+};
+
+/* A message buffer for errors that name file, step and field. */
+struct err {
+	char msg[1024];
+};
+int err_set(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* kernel.c */
+struct kinfo {
+	uint64_t page_size, pmd_size, pud_size;
+	char release[128];
+};
+extern struct kinfo kinfo;
+void kinfo_init(void);
+cJSON *kinfo_json(void);
+int read_small_file(const char *path, char *buf, size_t len);
+int sysfs_bracketed(const char *path, char *out, size_t len);
+
+/* xlat.c: one table per kind of flag, used to parse and to print. */
+struct xlat {
+	const char *name;
+	uint64_t val;
+};
+struct xlat_table {
+	const char *kind;    /* "mremap flag" */
+	const char *prefix;  /* "MREMAP_": optional when parsing */
+	const struct xlat *items;
+	size_t n;
+	bool mask;           /* a bit mask (lists allowed) or a single value */
+};
+extern const struct xlat_table xlat_mmap_prot, xlat_mmap_flags, xlat_mremap_flags,
+	xlat_madvise, xlat_prctl;
+int xlat_lookup(const struct xlat_table *t, const char *name, uint64_t *val);
+const char *xlat_name(const struct xlat_table *t, uint64_t val);
+cJSON *xlat_json(const struct xlat_table *t, uint64_t val);
+void xlat_format(const struct xlat_table *t, uint64_t val, char *buf, size_t len);
+const char *xlat_nearest(const struct xlat_table *t, const char *name);
+int errno_lookup(const char *name, int *val);
+int signal_lookup(const char *name, int *val);
+const char *errno_name(int e);
+const char *signal_name(int s, char *buf, size_t len);
+
+/* expr.c: sizes and address expressions */
+enum term_kind { TERM_NUM, TERM_CARVEOUT, TERM_REGION };
+struct term {
+	enum term_kind kind;
+	bool neg;
+	uint64_t num;  /* bytes, for TERM_NUM */
+	int region;    /* index into the scenario's region names */
+};
+struct expr {
+	int n;
+	struct term t[MAX_TERMS];
+};
+struct names {
+	int n;
+	char *name[MAX_REGIONS];
+};
+int names_intern(struct names *nm, const char *name);
+int names_find(const struct names *nm, const char *name);
+bool name_valid(const char *name);
+/* Parse; symbols are interned in nm, or refused when nm is NULL (a size). */
+int expr_parse(const char *s, struct names *nm, struct expr *e, struct err *err);
+int size_parse(const char *s, uint64_t *out, struct err *err);
+/* The constant part of an expression, in bytes; false when it overflows. */
+bool expr_const(const struct expr *e, __int128 *out);
+void rel_format(uint64_t addr, uint64_t base, char *buf, size_t len);
+void hex_format(uint64_t v, char *buf, size_t len);
+
+/* fields.c: every field a step may carry, with its JSON key and type. */
+enum ftype {
+	FT_ADDR,    /* address expression */
+	FT_SIZE,    /* size expression, no symbols */
+	FT_MASK,    /* flags: list of names, a name, a number, "0x18", "a|b" */
+	FT_VALUE,   /* a single xlat value or a number */
+	FT_NEWNAME, /* binds a region */
+	FT_REGION,  /* names a bound region */
+	FT_BOOL,
+	FT_INT,     /* a JSON integer */
+	FT_ERRNO,
+	FT_SIGNAL,
+	FT_STR,
+	FT_ENUM,    /* one of the field's choices */
+	FT_ADDR2,   /* [address, address] */
+	FT_PATTERN, /* integer seed, string, or "zero" */
+};
+enum field_id {
+	FLD_NAME, FLD_AT, FLD_LEN, FLD_PROT, FLD_FLAGS, FLD_FILE, FLD_OFFSET,
+	FLD_REGION, FLD_ADVICE, FLD_OLD_LEN, FLD_NEW_LEN, FLD_TO, FLD_ACCESS,
+	FLD_PATTERN, FLD_OPTION, FLD_VALUE, FLD_LABEL, FLD_SCOPE, FLD_ERRNO,
+	FLD_MAY_FAIL, FLD_SIGNAL, FLD_VMA, FLD_START, FLD_END, FLD_SAME_VMA,
+	FLD_DIFFERENT_VMA, FLD_VMA_COUNT, FLD_FROM, FLD_MAPPED, FLD_FAULTED,
+	FLD_THP, FLD_COMMENT,
+	FLD__COUNT
+};
+struct field_def {
+	const char *key;
+	enum ftype type;
+	const char *const *choices; /* FT_ENUM */
+	const char *help;
+};
+extern const struct field_def field_defs[FLD__COUNT];
+int field_find(const char *key);
+
+struct fval {
+	bool set;
+	uint64_t u;        /* masks, values, bools, errno, signal, seed */
+	int64_t i;         /* FT_INT */
+	char *s;           /* names, strings, enum choice, pattern text */
+	struct expr *e;    /* FT_ADDR, FT_SIZE (two for FT_ADDR2) */
+};
+
+/* ops.c: the one op table */
+struct scenario;
+struct step;
+struct run;
+struct call;
+struct reply;
+struct op_field {
+	enum field_id id;
+	bool required;
+	const struct xlat_table *xlat; /* FT_MASK / FT_VALUE */
+};
+struct op_entry {
+	const char *name;
+	const char *summary;
+	const struct op_field *fields; /* ends with id == FLD__COUNT */
+	const char *first_word;        /* text form: field of the bare word */
+	bool syscall;                  /* records ret, errno, duration_ns */
+	bool ret_addr;                 /* returns an address (mmap, mremap) */
+	/* static checks beyond field types; may be NULL */
+	int (*check)(struct scenario *sc, struct step *st, struct err *err);
+	/* parent: resolve the step into a call for the scenario process */
+	int (*prepare)(struct run *r, struct step *st, struct call *c, cJSON *args, struct err *err);
+	/* scenario process: perform the call; NULL for parent-only ops */
+	void (*exec)(const struct call *c, struct reply *rep);
+	/* parent: after the reply (bindings), or the whole op when exec is NULL */
+	int (*after)(struct run *r, struct step *st, const struct call *c,
+		     const struct reply *rep, cJSON *sres);
+};
+extern const struct op_entry *const op_table[];
+const struct op_entry *op_find(const char *name);
+bool op_has_field(const struct op_entry *op, enum field_id id);
+const struct op_field *op_field(const struct op_entry *op, enum field_id id);
+
+/* scenario.c */
+struct step {
+	int index;
+	int line;          /* text form: line number, else 0 */
+	const struct op_entry *op;
+	struct fval f[FLD__COUNT];
+};
+enum feature {
+	FEAT_PROCMAP_QUERY, FEAT_MREMAP_DONTUNMAP, FEAT_MREMAP_RELOCATE_ANON,
+	FEAT_THP, FEAT_KSM, FEAT_USERFAULTFD, FEAT_ROOT, FEAT_MSEAL,
+	FEAT__COUNT
+};
+struct scenario {
+	char *file;        /* as given, "-" for stdin */
+	char *name;
+	cJSON *json;       /* the scenario as run */
+	uint32_t requires; /* bit per enum feature */
+	uint64_t size, align, guard;
+	int nsteps, cap;
+	struct step *steps;
+	struct names names;
+};
+struct load_opts {
+	bool allow_outside;
+	const int *lines;  /* text form: the line of each step, for errors */
+	uint64_t guard;    /* 0: per scenario or default */
+};
+#define DEFAULT_GUARD (64ull << 20)
+#define DEFAULT_PAGES 1024
+int scenario_load_any(const char *path, const struct load_opts *o, struct scenario **out, struct err *err);
+int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
+		       struct scenario **out, struct err *err);
+void scenario_free(struct scenario *sc);
+int json_parse_located(const char *file, const char *buf, size_t len, cJSON **out, struct err *err);
+char *scenario_find(const char *name_or_path);
+const char *scenario_dir(void);
+
+/* textform.c */
+int textform_parse_buf(const char *file, char *buf, const struct load_opts *o,
+		       struct scenario **out, struct err *err);
+int textform_from_args(char **steps, int n, const struct load_opts *o, struct scenario **out, struct err *err);
+cJSON *textform_step(const char *line, struct err *err);
+
+/* features.c */
+struct feature_state {
+	bool probed, ok;
+	char reason[320];
+};
+extern const char *const feature_names[FEAT__COUNT];
+int feature_find(const char *name);
+const struct feature_state *feature_get(enum feature f);
+cJSON *features_json(bool verbose);
+
+/* vma.c: VMA boundaries from PROCMAP_QUERY, or parsed /proc/PID/maps */
+struct vma {
+	uint64_t start, end, offset, inode;
+	unsigned dev_major, dev_minor;
+	char perms[5];
+	char *name;
+};
+struct vma_src {
+	pid_t pid;
+	int fd;
+	bool query;        /* PROCMAP_QUERY works on fd */
+	struct vma *cache; /* maps fallback: the parsed file */
+	size_t ncache;
+	bool cached;
+};
+extern bool force_maps_parse;
+int vma_open(struct vma_src *s, pid_t pid);
+void vma_close(struct vma_src *s);
+void vma_invalidate(struct vma_src *s);
+/* 1 found, 0 none, -errno; covering only, or covering-or-next */
+int vma_find(struct vma_src *s, uint64_t addr, bool next, struct vma *out);
+int vma_list(struct vma_src *s, uint64_t lo, uint64_t hi, struct vma **out, size_t *n);
+void vma_free_list(struct vma *v, size_t n);
+void vma_clear(struct vma *v);
+int maps_parse_fd(int fd, struct vma **out, size_t *n);
+int maps_parse_buf(const char *buf, size_t len, struct vma **out, size_t *n);
+void vma_maps_line(const struct vma *v, char *buf, size_t len);
+
+/* child.c: the scenario process. Messages are fixed-size, below PIPE_BUF. */
+enum call_kind { CALL_STEP, CALL_EXIT };
+struct call {
+	int kind;
+	int op;            /* index in op_table */
+	int index;         /* step index */
+	uint64_t a[6];
+	uint64_t seed;
+	int access;        /* fault: 0 write, 1 read; verify: 1 zero */
+	int has_pattern;
+};
+enum reply_kind { REPLY_READY, REPLY_STEP, REPLY_CHILD_EXIT };
+struct reply {
+	int kind;
+	int index;
+	int64_t ret;
+	int err;
+	uint64_t ns;
+	int signo, si_code;
+	uint64_t sigaddr;
+	pid_t pid;
+	int status;        /* REPLY_CHILD_EXIT: wait status */
+	uint64_t extra;    /* verify: first bad byte offset + 1, or 0 */
+	uint64_t base;     /* REPLY_READY: carveout start */
+};
+struct child_cfg {
+	uint64_t size, align, guard;
+	int cmd_fd, rep_fd;
+};
+void child_main(const struct child_cfg *cfg) __attribute__((noreturn));
+void child_touch(const struct call *c, struct reply *rep);
+int child_fork(struct reply *rep);
+uint64_t now_ns(void);
+
+/* run.c: the parent side of one scenario */
+struct binding {
+	bool set;
+	uint64_t addr, len;
+};
+struct run_opts {
+	double timeout;
+	bool keep_going;
+	bool all_vmas;
+	bool allow_outside;
+};
+struct run {
+	struct scenario *sc;
+	const struct run_opts *opts;
+	pid_t pid;             /* process now running the scenario */
+	pid_t first_pid, pgid;
+	int cmd_fd, rep_fd;
+	int forks;
+	uint64_t base, size, guard;
+	struct binding bind[MAX_REGIONS];
+	struct vma_src vs;
+	cJSON *res, *steps, *dumps, *expects;
+	int failed;            /* failed expectations */
+	bool stop;             /* a failed step ends the scenario */
+};
+int run_resolve(struct run *r, const struct step *st, enum field_id id, uint64_t *out, struct err *err);
+int run_range(struct run *r, const struct step *st, uint64_t *addr, uint64_t *len, bool len_required,
+	      uint64_t def_len, struct err *err);
+void run_addr_json(struct run *r, cJSON *obj, const char *key, uint64_t addr);
+cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status);
+extern volatile int run_interrupted;
+const char *region_of(struct run *r, uint64_t start, uint64_t end, cJSON **list);
+
+/* pagemap.c: one pread per range; kpageflags where readable */
+#define PM_PRESENT (1ull << 63)
+#define PM_SWAP (1ull << 62)
+#define PM_FILE_SHARED (1ull << 61)
+#define PM_EXCLUSIVE (1ull << 56)
+#define PM_PFN_MASK ((1ull << 55) - 1)
+int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out);
+int kpageflags_read(uint64_t pfn, uint64_t *flags);
+
+/* smaps.c */
+struct smaps_entry;
+struct smaps_table;
+int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_t *n);
+struct smaps_table *smaps_load(pid_t pid, struct err *err);
+void smaps_free(struct smaps_table *t);
+void smaps_add_json(const struct smaps_table *t, uint64_t start, cJSON *v);
+
+/* dump.c */
+struct dump_opts {
+	bool smaps, pagemap;
+	struct run *run;   /* adds carveout-relative addresses and regions */
+};
+cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, struct err *err);
+cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, struct err *err);
+const char *kpageflags_status(void);
+
+/* expect.c */
+int expect_eval(struct run *r, struct step *st, cJSON *exp, struct err *err);
+
+/* output: out-json.c, out-text.c, out-ktap.c */
+enum out_format { OUT_JSON, OUT_TEXT, OUT_KTAP };
+int out_write(cJSON *doc, enum out_format f, FILE *fp);
+int out_json(cJSON *doc, FILE *fp);
+int out_text(cJSON *doc, FILE *fp);
+int out_ktap(cJSON *doc, FILE *fp);
+int out_to_file(cJSON *doc, enum out_format f, const char *path, struct err *err);
+
+/* util.c */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+char *xstrdup(const char *s);
+char *read_fd_all(int fd, size_t max, size_t *len, struct err *err);
+int read_full(int fd, void *buf, size_t len);
+int write_full(int fd, const void *buf, size_t len);
+
+/* commands: cmd-*.c */
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_maps(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int parse_format(const char *arg, enum out_format *f);
+cJSON *result_new(void);
+int result_finish(cJSON *doc);
+int emit_result(cJSON *doc, enum out_format f, const char *output);
+extern const char *argp_program_version;
+
+#endif

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The scenario process: reserves the carveout, then makes one call per
+ * message from anonremap. It allocates nothing once the carveout exists, so
+ * no memory of its own can land beside the scenario's VMAs. */
+#include "anonremap.h"
+#include "compat.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int cmd_fd = -1, rep_fd = -1;
+static sigjmp_buf touch_jb;
+static volatile sig_atomic_t in_touch;
+static volatile int fault_sig, fault_code;
+static void *volatile fault_addr;
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* A fault outside a touch is anonremap's own bug: die by it, honestly. */
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	if (!in_touch) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	fault_sig = sig;
+	fault_code = si->si_code;
+	fault_addr = si->si_addr;
+	in_touch = 0;
+	siglongjmp(touch_jb, 1);
+}
+
+/* splitmix64: the pattern word at index i of a range filled with seed. */
+static uint64_t pattern_word(uint64_t seed, uint64_t i)
+{
+	uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* fault (access 0 write, 1 read) and verify (2 pattern, 3 zero). */
+void child_touch(const struct call *c, struct reply *rep)
+{
+	volatile char *base = (volatile char *)c->a[0];
+	uint64_t len = c->a[1], ps = kinfo.page_size;
+	volatile uint64_t i = 0;
+	uint64_t t0 = now_ns();
+
+	rep->ret = 0;
+	if (sigsetjmp(touch_jb, 1)) {
+		rep->ns = now_ns() - t0;
+		rep->ret = -1;
+		rep->signo = fault_sig;
+		rep->si_code = fault_code;
+		rep->sigaddr = (uintptr_t)fault_addr;
+		return;
+	}
+	in_touch = 1;
+	if (c->access <= 1 && !c->has_pattern) {
+		/* one byte a page, like the selftests' ptr[0] = 'x' */
+		uint64_t first = (uintptr_t)base & ~(ps - 1);
+		for (uint64_t p = first; p < (uintptr_t)base + len; p += ps) {
+			volatile char *b = (volatile char *)(p < (uintptr_t)base ? (uintptr_t)base : p);
+			if (c->access)
+				(void)*b;
+			else
+				*b = 'x';
+		}
+	} else if (c->access <= 1) {
+		for (i = 0; i + 8 <= len; i += 8) {
+			uint64_t w = pattern_word(c->seed, i / 8);
+			memcpy((char *)base + i, &w, 8);
+		}
+		for (; i < len; i++)
+			base[i] = (char)pattern_word(c->seed, i / 8);
+	} else {
+		bool zero = c->access == 3;
+		for (i = 0; i < len && !rep->extra; i += 8) {
+			uint64_t w = zero ? 0 : pattern_word(c->seed, i / 8), got = 0;
+			size_t n = len - i < 8 ? len - i : 8;
+			memcpy(&got, (char *)base + i, n);
+			if (memcmp(&got, &w, n)) {
+				for (size_t k = 0; k < n; k++)
+					if (((char *)&got)[k] != ((char *)&w)[k]) {
+						rep->extra = i + k + 1;
+						break;
+					}
+			}
+		}
+		rep->ret = rep->extra ? 1 : 0;
+	}
+	in_touch = 0;
+	rep->ns = now_ns() - t0;
+}
+
+/* The scenario goes on in the child; this process keeps its mappings and
+ * reports how the child ended, then leaves. */
+int child_fork(struct reply *rep)
+{
+	uint64_t t0 = now_ns();
+	pid_t pid = fork();
+
+	rep->ns = now_ns() - t0;
+	if (pid < 0) {
+		rep->ret = -1;
+		rep->err = errno;
+		return -1;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		rep->ret = getpid();
+		return 0;
+	}
+	close(cmd_fd);
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	struct reply ex = { .kind = REPLY_CHILD_EXIT, .pid = pid, .status = st };
+	write_full(rep_fd, &ex, sizeof(ex));
+	_exit(0);
+}
+
+static void send_reply(struct reply *rep)
+{
+	rep->pid = getpid();
+	if (write_full(rep_fd, rep, sizeof(*rep)))
+		_exit(EXIT_ERROR);
+}
+
+void child_main(const struct child_cfg *cfg)
+{
+	struct sigaction sa;
+	stack_t ss;
+	struct rlimit core = { 0, 0 };
+	struct reply rep = { .kind = REPLY_READY };
+
+	cmd_fd = cfg->cmd_fd;
+	rep_fd = cfg->rep_fd;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	setrlimit(RLIMIT_CORE, &core);
+	/* a runaway scenario is the first thing the OOM killer takes */
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		write_full(fd, "1000", 4);
+		close(fd);
+	}
+
+	/* Everything the process needs exists before the carveout does. */
+	ss.ss_sp = malloc(SIGSTKSZ * 4);
+	ss.ss_size = SIGSTKSZ * 4;
+	ss.ss_flags = 0;
+	sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	signal(SIGINT, SIG_IGN); /* Ctrl-C is anonremap's to handle */
+	signal(SIGPIPE, SIG_DFL);
+
+	/* Guard, carveout, guard: one PROT_NONE reservation, aligned inside. */
+	uint64_t total = cfg->guard * 2 + cfg->size + cfg->align;
+	char *p = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		rep.err = errno;
+		send_reply(&rep);
+		_exit(EXIT_ERROR);
+	}
+	uint64_t base = ((uintptr_t)p + cfg->guard + cfg->align - 1) & ~(cfg->align - 1);
+	uint64_t lo = base - cfg->guard, hi = base + cfg->size + cfg->guard;
+	if (lo > (uintptr_t)p)
+		munmap(p, lo - (uintptr_t)p);
+	if ((uintptr_t)p + total > hi)
+		munmap((void *)hi, (uintptr_t)p + total - hi);
+	rep.base = base;
+	send_reply(&rep);
+
+	for (;;) {
+		struct call c;
+		int rc = read_full(cmd_fd, &c, sizeof(c));
+		if (rc <= 0 || c.kind == CALL_EXIT)
+			_exit(0);
+		memset(&rep, 0, sizeof(rep));
+		rep.kind = REPLY_STEP;
+		rep.index = c.index;
+		if (c.op >= 0 && op_table[c.op] && op_table[c.op]->exec)
+			op_table[c.op]->exec(&c, &rep);
+		send_reply(&rep);
+	}
+}

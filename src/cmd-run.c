@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* anonremap run: validate every scenario, then run each in its own process. */
+#include "anonremap.h"
+#include <argp.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct run_args {
+	struct run_opts ro;
+	struct load_opts lo;
+	enum out_format format;
+	const char *output;
+	char **files;
+	int nfiles;
+	char **steps;     /* -e */
+	int nsteps;
+};
+
+static const struct argp_option run_options[] = {
+	{ "format", 'f', "FORMAT", 0, "json (default), text or ktap", 0 },
+	{ "output", 'o', "FILE", 0, "write the result to FILE (atomically) instead of stdout", 0 },
+	{ "timeout", 't', "SECONDS", 0, "per scenario (default 30)", 0 },
+	{ "keep-going", 'k', NULL, 0, "go on after a failed step or expectation", 0 },
+	{ "all-vmas", 'a', NULL, 0, "dump the whole address space, not only the carveout", 0 },
+	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 0 },
+	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 0 },
+	{ "execute", 'e', "STEP", 0, "a step in the text form (repeatable)", 0 },
+	{ 0 }
+};
+
+int parse_format(const char *arg, enum out_format *f)
+{
+	if (!strcmp(arg, "json"))
+		*f = OUT_JSON;
+	else if (!strcmp(arg, "text"))
+		*f = OUT_TEXT;
+	else if (!strcmp(arg, "ktap"))
+		*f = OUT_KTAP;
+	else
+		return -1;
+	return 0;
+}
+
+static error_t run_parse(int key, char *arg, struct argp_state *state)
+{
+	struct run_args *a = state->input;
+	struct err err;
+	char *end;
+
+	switch (key) {
+	case 'f':
+		if (parse_format(arg, &a->format))
+			argp_error(state, "--format: '%s' is not json, text or ktap", arg);
+		return 0;
+	case 'o':
+		a->output = arg;
+		return 0;
+	case 't':
+		errno = 0;
+		a->ro.timeout = strtod(arg, &end);
+		if (errno || *end || !(a->ro.timeout > 0) || a->ro.timeout > 1e6)
+			argp_error(state, "--timeout: '%s' is not a number of seconds above 0", arg);
+		return 0;
+	case 'k':
+		a->ro.keep_going = true;
+		return 0;
+	case 'a':
+		a->ro.all_vmas = true;
+		return 0;
+	case 'O':
+		a->lo.allow_outside = a->ro.allow_outside = true;
+		return 0;
+	case 'g':
+		if (size_parse(arg, &a->lo.guard, &err) || !a->lo.guard || a->lo.guard % kinfo.page_size)
+			argp_error(state, "--guard: '%s' is not a non-zero multiple of the page size", arg);
+		return 0;
+	case 'e':
+		a->steps = realloc(a->steps, (a->nsteps + 1) * sizeof(char *));
+		a->steps[a->nsteps++] = arg;
+		return 0;
+	case ARGP_KEY_ARGS:
+		a->files = state->argv + state->next;
+		a->nfiles = state->argc - state->next;
+		return 0;
+	case ARGP_KEY_END:
+		if (!a->nfiles && !a->nsteps)
+			argp_error(state, "no scenario given");
+		if (a->nfiles && a->nsteps)
+			argp_error(state, "give scenario files or -e steps, not both");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static void on_signal(int sig)
+{
+	run_interrupted = 1;
+}
+
+/* The result document: kernel block, scenario results, summary. */
+cJSON *result_new(void)
+{
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddNumberToObject(doc, "anonremap", FORMAT_VERSION);
+	cJSON_AddStringToObject(doc, "version", PACKAGE_VERSION);
+	cJSON_AddItemToObject(doc, "kernel", kinfo_json());
+	cJSON_AddArrayToObject(doc, "scenarios");
+	return doc;
+}
+
+/* 3 wins over 1, 1 over 0; skips count as passes unless all were skipped. */
+int result_finish(cJSON *doc)
+{
+	int pass = 0, fail = 0, skip = 0, error = 0;
+	cJSON *sc;
+
+	cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc, "scenarios")) {
+		const char *s = cJSON_GetObjectItem(sc, "status")->valuestring;
+		pass += !strcmp(s, "pass");
+		fail += !strcmp(s, "fail");
+		skip += !strcmp(s, "skip");
+		error += !strcmp(s, "error");
+	}
+	cJSON *sum = cJSON_AddObjectToObject(doc, "summary");
+	cJSON_AddNumberToObject(sum, "pass", pass);
+	cJSON_AddNumberToObject(sum, "fail", fail);
+	cJSON_AddNumberToObject(sum, "skip", skip);
+	cJSON_AddNumberToObject(sum, "error", error);
+	if (error)
+		return EXIT_ERROR;
+	if (fail)
+		return EXIT_FAIL;
+	if (skip && !pass)
+		return EXIT_SKIP;
+	return EXIT_PASS;
+}
+
+int emit_result(cJSON *doc, enum out_format f, const char *output)
+{
+	struct err err;
+
+	if (output) {
+		if (out_to_file(doc, f, output, &err)) {
+			fprintf(stderr, "anonremap: cannot write the result: %s\n", err.msg);
+			return -1;
+		}
+		return 0;
+	}
+	if (out_write(doc, f, stdout)) {
+		fprintf(stderr, "anonremap: cannot write the result to stdout: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const char run_doc[] =
+		"Run scenarios: each in its own scenario process, with the result as JSON "
+		"(default), text or KTAP.\vA SCENARIO is a file, '-' for stdin, or the name of "
+		"a bundled scenario (see 'anonremap list'). Every scenario is validated before "
+		"any runs: one invalid file means nothing runs (exit 2). Exit status: 0 pass, "
+		"1 an expectation failed, 2 invalid input, 3 a scenario process died, hung or "
+		"an internal error, 4 every scenario was skipped.";
+	struct argp argp = { run_options, run_parse, "SCENARIO...\n-e STEP [-e STEP]...", run_doc, NULL, NULL, NULL };
+	struct run_args a = { .ro = { .timeout = 30 } };
+	struct err err;
+	int bad = 0;
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return EXIT_USAGE;
+	int n = a.nsteps ? 1 : a.nfiles;
+	struct scenario **scs = xcalloc(n, sizeof(*scs));
+	if (a.nsteps) {
+		if (textform_from_args(a.steps, a.nsteps, &a.lo, &scs[0], &err)) {
+			fprintf(stderr, "anonremap: %s\n", err.msg);
+			bad = 1;
+		}
+	} else {
+		for (int i = 0; i < n; i++) {
+			char *path = scenario_find(a.files[i]);
+			if (scenario_load_any(path, &a.lo, &scs[i], &err)) {
+				fprintf(stderr, "anonremap: %s\n", err.msg);
+				bad++;
+			}
+			free(path);
+		}
+	}
+	free(a.steps);
+	if (bad) {
+		for (int i = 0; i < n; i++)
+			scenario_free(scs[i]);
+		free(scs);
+		return EXIT_USAGE;
+	}
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	cJSON *doc = result_new();
+	cJSON *arr = cJSON_GetObjectItem(doc, "scenarios");
+	for (int i = 0; i < n && !run_interrupted; i++) {
+		int st;
+		cJSON_AddItemToArray(arr, run_scenario(scs[i], &a.ro, &st));
+	}
+	int rc = result_finish(doc);
+	if (run_interrupted) {
+		cJSON_AddTrueToObject(doc, "interrupted");
+		rc = EXIT_ERROR;
+	}
+	if (emit_result(doc, a.format, a.output))
+		rc = EXIT_ERROR;
+	cJSON_Delete(doc);
+	for (int i = 0; i < n; i++)
+		scenario_free(scs[i]);
+	free(scs);
+	return rc;
+}

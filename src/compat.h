@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Kernel constants that older uapi headers (Debian 12: Linux 6.1) lack. */
+#ifndef ANONREMAP_COMPAT_H
+#define ANONREMAP_COMPAT_H
+
+#include "config.h"
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/types.h>
+#include <linux/fs.h>
+#include <linux/mman.h>
+
+/*
+ * Each definition below is used only when configure found the header
+ * without it, so a newer header always wins.
+ */
+
+#if !HAVE_DECL_MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4 /* uapi linux/mman.h, Linux 5.7 */
+#endif
+#if !HAVE_DECL_MREMAP_RELOCATE_ANON
+#define MREMAP_RELOCATE_ANON 8 /* the RFC series in seeds/ (never mainline) */
+#endif
+#if !HAVE_DECL_MREMAP_MUST_RELOCATE_ANON
+#define MREMAP_MUST_RELOCATE_ANON 16 /* the RFC series in seeds/ (never mainline) */
+#endif
+#if !HAVE_DECL_MADV_COLLAPSE
+#define MADV_COLLAPSE 25 /* asm-generic/mman-common.h, Linux 6.1 */
+#endif
+#if !HAVE_DECL_MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102 /* asm-generic/mman-common.h, Linux 6.13 */
+#endif
+#if !HAVE_DECL_MADV_GUARD_REMOVE
+#define MADV_GUARD_REMOVE 103 /* asm-generic/mman-common.h, Linux 6.13 */
+#endif
+#if !HAVE_DECL_MAP_DROPPABLE
+#define MAP_DROPPABLE 0x08 /* uapi linux/mman.h, Linux 6.11 */
+#endif
+#if !HAVE_DECL_PR_SET_MEMORY_MERGE
+#define PR_SET_MEMORY_MERGE 67 /* uapi linux/prctl.h, Linux 6.4 */
+#define PR_GET_MEMORY_MERGE 68
+#endif
+#if !HAVE_DECL_PR_SET_THP_DISABLE
+#define PR_SET_THP_DISABLE 41 /* uapi linux/prctl.h, Linux 3.15 */
+#define PR_GET_THP_DISABLE 42
+#endif
+#if !HAVE_DECL___NR_mseal && defined(__x86_64__)
+#define __NR_mseal 462 /* arch/x86/entry/syscalls/syscall_64.tbl, Linux 6.10 */
+#endif
+
+#if !HAVE_DECL_PROCMAP_QUERY
+/* uapi linux/fs.h, Linux 6.11: query one VMA of /proc/PID/maps by address. */
+enum procmap_query_flags {
+	PROCMAP_QUERY_VMA_READABLE = 0x01,
+	PROCMAP_QUERY_VMA_WRITABLE = 0x02,
+	PROCMAP_QUERY_VMA_EXECUTABLE = 0x04,
+	PROCMAP_QUERY_VMA_SHARED = 0x08,
+	PROCMAP_QUERY_COVERING_OR_NEXT_VMA = 0x10,
+	PROCMAP_QUERY_FILE_BACKED_VMA = 0x20,
+};
+
+struct procmap_query {
+	__u64 size;
+	__u64 query_flags;
+	__u64 query_addr;
+	__u64 vma_start;
+	__u64 vma_end;
+	__u64 vma_flags;
+	__u64 vma_page_size;
+	__u64 vma_offset;
+	__u64 inode;
+	__u32 dev_major;
+	__u32 dev_minor;
+	__u32 vma_name_size;
+	__u32 build_id_size;
+	__u64 vma_name_addr;
+	__u64 build_id_addr;
+};
+
+#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
+#endif
+
+#endif

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The checks of an expect step, each answered with expected and found in words. */
+#include "anonremap.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KPF_THP 22
+
+static void rel(struct run *r, uint64_t a, char *buf, size_t len)
+{
+	rel_format(a, r->base, buf, len);
+}
+
+static void span(struct run *r, const struct vma *v, char *buf, size_t len)
+{
+	char a[64], b[64];
+	rel(r, v->start, a, sizeof(a));
+	rel(r, v->end, b, sizeof(b));
+	snprintf(buf, len, "%s..%s", a, b);
+}
+
+/* Resolve the nth address of a field (FT_ADDR2 has two). */
+static int addr_of(struct run *r, struct step *st, enum field_id id, int nth, uint64_t *out, struct err *err)
+{
+	struct step tmp;
+
+	if (nth == 0)
+		return run_resolve(r, st, id, out, err);
+	memcpy(&tmp, st, sizeof(tmp));
+	tmp.f[id].e = &st->f[id].e[1];
+	return run_resolve(r, &tmp, id, out, err);
+}
+
+static int find(struct run *r, uint64_t a, struct vma *v, struct err *err)
+{
+	int rc = vma_find(&r->vs, a, false, v);
+	if (rc < 0)
+		return err_set(err, "PROCMAP_QUERY of %d: %s", (int)r->pid, strerror(-rc));
+	return rc;
+}
+
+static int check_vma(struct run *r, struct step *st, char *exp, char *fnd, size_t len, struct err *err)
+{
+	uint64_t a, s, e;
+	struct vma v;
+	char ra[64], rs[64], re[64], sp[160];
+
+	if (addr_of(r, st, FLD_VMA, 0, &a, err) || addr_of(r, st, FLD_START, 0, &s, err) ||
+	    addr_of(r, st, FLD_END, 0, &e, err))
+		return -1;
+	rel(r, a, ra, sizeof(ra));
+	rel(r, s, rs, sizeof(rs));
+	rel(r, e, re, sizeof(re));
+	snprintf(exp, len, "VMA containing %s spans %s..%s", ra, rs, re);
+	int rc = find(r, a, &v, err);
+	if (rc < 0)
+		return -1;
+	if (!rc) {
+		snprintf(fnd, len, "no VMA contains %s", ra);
+		return 1;
+	}
+	span(r, &v, sp, sizeof(sp));
+	snprintf(fnd, len, "VMA containing %s spans %s", ra, sp);
+	bool ok = v.start == s && v.end == e;
+	vma_clear(&v);
+	return !ok;
+}
+
+static int check_same(struct run *r, struct step *st, bool want_same, char *exp, char *fnd, size_t len,
+		      struct err *err)
+{
+	enum field_id id = want_same ? FLD_SAME_VMA : FLD_DIFFERENT_VMA;
+	uint64_t a, b;
+	struct vma va;
+	char ra[64], rb[64], sp[160];
+
+	if (addr_of(r, st, id, 0, &a, err) || addr_of(r, st, id, 1, &b, err))
+		return -1;
+	rel(r, a, ra, sizeof(ra));
+	rel(r, b, rb, sizeof(rb));
+	snprintf(exp, len, "%s and %s %s", ra, rb, want_same ? "in one VMA" : "in different VMAs");
+	int rc = find(r, a, &va, err);
+	if (rc < 0)
+		return -1;
+	if (!rc) {
+		snprintf(fnd, len, "no VMA contains %s", ra);
+		return want_same;
+	}
+	bool same = b >= va.start && b < va.end;
+	span(r, &va, sp, sizeof(sp));
+	if (same)
+		snprintf(fnd, len, "one VMA %s holds both", sp);
+	else
+		snprintf(fnd, len, "VMA containing %s spans %s, without %s", ra, sp, rb);
+	vma_clear(&va);
+	return same != want_same;
+}
+
+static int check_count(struct run *r, struct step *st, char *exp, char *fnd, size_t len, struct err *err)
+{
+	uint64_t from = r->base, to = r->base + r->size;
+	char rf[64], rt[64];
+	struct vma *v;
+	size_t n;
+
+	if (st->f[FLD_FROM].set && addr_of(r, st, FLD_FROM, 0, &from, err))
+		return -1;
+	if (st->f[FLD_TO].set && addr_of(r, st, FLD_TO, 0, &to, err))
+		return -1;
+	rel(r, from, rf, sizeof(rf));
+	rel(r, to, rt, sizeof(rt));
+	snprintf(exp, len, "%lld VMAs intersect %s..%s", (long long)st->f[FLD_VMA_COUNT].i, rf, rt);
+	int rc = vma_list(&r->vs, from, to, &v, &n);
+	if (rc)
+		return err_set(err, "listing VMAs: %s", strerror(-rc));
+	vma_free_list(v, n);
+	snprintf(fnd, len, "%zu VMAs intersect %s..%s", n, rf, rt);
+	return (long long)n != st->f[FLD_VMA_COUNT].i;
+}
+
+static int check_mapped(struct run *r, struct step *st, char *exp, char *fnd, size_t len, struct err *err)
+{
+	uint64_t a;
+	struct vma v;
+	char ra[64], sp[160];
+	bool want = st->f[FLD_MAPPED].u;
+
+	if (addr_of(r, st, FLD_AT, 0, &a, err))
+		return -1;
+	rel(r, a, ra, sizeof(ra));
+	snprintf(exp, len, "%s %s", ra, want ? "mapped" : "not mapped");
+	int rc = find(r, a, &v, err);
+	if (rc < 0)
+		return -1;
+	if (rc) {
+		span(r, &v, sp, sizeof(sp));
+		snprintf(fnd, len, "%s mapped by %s (%s)", ra, sp, v.perms);
+		vma_clear(&v);
+	} else {
+		snprintf(fnd, len, "%s not mapped", ra);
+	}
+	return rc != want;
+}
+
+/* faulted: pagemap's present bit; thp: kpageflags' THP bit (root only). */
+static int check_pages(struct run *r, struct step *st, bool thp, char *exp, char *fnd, size_t len,
+		       struct err *err)
+{
+	uint64_t a, l = st->f[FLD_LEN].set ? st->f[FLD_LEN].u : kinfo.page_size;
+	char ra[64];
+	bool want = thp ? st->f[FLD_THP].u : st->f[FLD_FAULTED].u;
+
+	if (addr_of(r, st, FLD_AT, 0, &a, err))
+		return -1;
+	uint64_t first = a / kinfo.page_size, last = (a + l + kinfo.page_size - 1) / kinfo.page_size;
+	uint64_t n = last - first, yes = 0;
+	if (n > (1ull << 24))
+		return err_set(err, "len: more than 2^24 pages to check");
+	uint64_t *pm = malloc(n * sizeof(uint64_t) + 1);
+	if (!pm)
+		return err_set(err, "out of memory");
+	int rc = pagemap_read(r->pid, first * kinfo.page_size, n, pm);
+	if (rc) {
+		free(pm);
+		return err_set(err, "/proc/%d/pagemap: %s", (int)r->pid, strerror(-rc));
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (!thp) {
+			yes += !!(pm[i] & PM_PRESENT);
+			continue;
+		}
+		uint64_t kf;
+		if (!(pm[i] & PM_PRESENT))
+			continue;
+		if (!(pm[i] & PM_PFN_MASK) || kpageflags_read(pm[i] & PM_PFN_MASK, &kf)) {
+			free(pm);
+			return err_set(err, "thp: /proc/kpageflags or pagemap PFNs are not readable (needs root)");
+		}
+		yes += !!(kf & (1ull << KPF_THP));
+	}
+	free(pm);
+	rel(r, a, ra, sizeof(ra));
+	const char *what = thp ? "in transparent huge pages" : "present";
+	snprintf(exp, len, "%s pages of %s +%" PRIu64 "p %s", want ? "all" : "no", ra, n, what);
+	snprintf(fnd, len, "%" PRIu64 " of %" PRIu64 " pages %s", yes, n, what);
+	return want ? yes != n : yes != 0;
+}
+
+int expect_eval(struct run *r, struct step *st, cJSON *out, struct err *err)
+{
+	char exp[400], fnd[400];
+	const char *check;
+	int rc;
+
+	if (st->f[FLD_VMA].set) {
+		check = "vma";
+		rc = check_vma(r, st, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_SAME_VMA].set) {
+		check = "same_vma";
+		rc = check_same(r, st, true, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_DIFFERENT_VMA].set) {
+		check = "different_vma";
+		rc = check_same(r, st, false, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_VMA_COUNT].set) {
+		check = "vma_count";
+		rc = check_count(r, st, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_MAPPED].set) {
+		check = "mapped";
+		rc = check_mapped(r, st, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_FAULTED].set) {
+		check = "faulted";
+		rc = check_pages(r, st, false, exp, fnd, sizeof(exp), err);
+	} else {
+		check = "thp";
+		rc = check_pages(r, st, true, exp, fnd, sizeof(exp), err);
+	}
+	if (rc < 0)
+		return -1;
+	cJSON_AddNumberToObject(out, "step", st->index);
+	cJSON_AddStringToObject(out, "check", check);
+	cJSON_AddBoolToObject(out, "ok", rc == 0);
+	cJSON_AddStringToObject(out, "expected", exp);
+	cJSON_AddStringToObject(out, "found", fnd);
+	return rc;
+}

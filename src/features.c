@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What this kernel supports, each probed for real, the risky ones in a throwaway child. */
+#include "anonremap.h"
+#include "compat.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *const feature_names[FEAT__COUNT] = {
+	[FEAT_PROCMAP_QUERY] = "procmap_query",
+	[FEAT_MREMAP_DONTUNMAP] = "mremap_dontunmap",
+	[FEAT_MREMAP_RELOCATE_ANON] = "mremap_relocate_anon",
+	[FEAT_THP] = "thp",
+	[FEAT_KSM] = "ksm",
+	[FEAT_USERFAULTFD] = "userfaultfd",
+	[FEAT_ROOT] = "root",
+	[FEAT_MSEAL] = "mseal",
+};
+
+static struct feature_state states[FEAT__COUNT];
+
+int feature_find(const char *name)
+{
+	for (int i = 0; i < FEAT__COUNT; i++)
+		if (!strcmp(feature_names[i], name))
+			return i;
+	return -1;
+}
+
+/* Run fn in a child so that a surprising kernel cannot hurt anonremap;
+ * the child reports the errno it saw (0: supported). */
+static int in_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return errno;
+	if (pid == 0)
+		_exit(fn());
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st))
+		return -WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+static int errno_byte(int e)
+{
+	return e > 0 && e < 255 ? e : 254;
+}
+
+static int probe_procmap(void)
+{
+	struct procmap_query q = { .size = sizeof(q), .query_addr = (uintptr_t)&q };
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno_byte(errno);
+	int rc = ioctl(fd, PROCMAP_QUERY, &q);
+	return rc ? errno_byte(errno) : 0;
+}
+
+static int probe_dontunmap(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return errno_byte(errno);
+	long r = syscall(__NR_mremap, p, ps, ps, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, 0);
+	return r == -1 ? errno_byte(errno) : 0;
+}
+
+/* A faulted page moved with MREMAP_MUST_RELOCATE_ANON: a patched kernel
+ * moves it, an unpatched one answers EINVAL for the unknown flag. */
+static int probe_relocate(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, 4 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return errno_byte(errno);
+	if (mmap(p, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		return errno_byte(errno);
+	p[0] = 1;
+	long r = syscall(__NR_mremap, p, ps, ps,
+			 MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_MUST_RELOCATE_ANON, p + 2 * ps);
+	if (r == -1)
+		return errno_byte(errno);
+	return p[2 * ps] == 1 ? 0 : 253;
+}
+
+static int probe_uffd(void)
+{
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+	if (fd < 0)
+		fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (fd < 0)
+		return errno_byte(errno);
+	struct uffdio_api api = { .api = UFFD_API };
+	int rc = ioctl(fd, UFFDIO_API, &api);
+	return rc ? errno_byte(errno) : 0;
+}
+
+static int probe_mseal(void)
+{
+#ifdef __NR_mseal
+	long ps = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, ps, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return errno_byte(errno);
+	return syscall(__NR_mseal, p, ps, 0) ? errno_byte(errno) : 0;
+#else
+	return ENOSYS;
+#endif
+}
+
+static int probe_ksm(void)
+{
+	if (access("/sys/kernel/mm/ksm/run", R_OK))
+		return errno_byte(errno);
+	return prctl(PR_GET_MEMORY_MERGE, 0, 0, 0, 0) < 0 ? errno_byte(errno) : 0;
+}
+
+static void set(enum feature f, int e, const char *what)
+{
+	struct feature_state *s = &states[f];
+	char sig[32];
+
+	s->probed = true;
+	s->ok = e == 0;
+	if (e == 0)
+		snprintf(s->reason, sizeof(s->reason), "%s succeeded", what);
+	else if (e < 0)
+		snprintf(s->reason, sizeof(s->reason), "%s killed the probe by %s", what,
+			 signal_name(-e, sig, sizeof(sig)));
+	else if (e == 253)
+		snprintf(s->reason, sizeof(s->reason), "%s succeeded but lost the data", what);
+	else
+		snprintf(s->reason, sizeof(s->reason), "%s returned %s on %s", what, errno_name(e), kinfo.release);
+}
+
+static void probe(enum feature f)
+{
+	char buf[128];
+	int rc;
+
+	switch (f) {
+	case FEAT_PROCMAP_QUERY:
+		set(f, probe_procmap(), "ioctl(PROCMAP_QUERY)");
+		break;
+	case FEAT_MREMAP_DONTUNMAP:
+		set(f, in_child(probe_dontunmap), "mremap(MREMAP_DONTUNMAP)");
+		break;
+	case FEAT_MREMAP_RELOCATE_ANON:
+		set(f, in_child(probe_relocate), "mremap(MREMAP_MUST_RELOCATE_ANON)");
+		break;
+	case FEAT_USERFAULTFD:
+		set(f, in_child(probe_uffd), "userfaultfd()");
+		break;
+	case FEAT_MSEAL:
+		set(f, in_child(probe_mseal), "mseal()");
+		break;
+	case FEAT_KSM:
+		set(f, in_child(probe_ksm), "KSM (/sys/kernel/mm/ksm, PR_GET_MEMORY_MERGE)");
+		break;
+	case FEAT_THP:
+		rc = sysfs_bracketed("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf));
+		states[f].probed = true;
+		states[f].ok = !rc && strcmp(buf, "never");
+		if (rc)
+			snprintf(states[f].reason, sizeof(states[f].reason),
+				 "/sys/kernel/mm/transparent_hugepage/enabled: %s (no THP in this kernel?)",
+				 errno_name(-rc));
+		else
+			snprintf(states[f].reason, sizeof(states[f].reason),
+				 "transparent_hugepage/enabled is [%s]", buf);
+		break;
+	case FEAT_ROOT:
+		states[f].probed = true;
+		states[f].ok = geteuid() == 0;
+		snprintf(states[f].reason, sizeof(states[f].reason), "effective uid is %u", (unsigned)geteuid());
+		break;
+	default:
+		break;
+	}
+}
+
+const struct feature_state *feature_get(enum feature f)
+{
+	if (!states[f].probed)
+		probe(f);
+	return &states[f];
+}
+
+cJSON *features_json(bool verbose)
+{
+	cJSON *o = cJSON_CreateObject();
+	for (int i = 0; i < FEAT__COUNT; i++) {
+		const struct feature_state *s = feature_get(i);
+		if (verbose) {
+			cJSON *f = cJSON_AddObjectToObject(o, feature_names[i]);
+			cJSON_AddBoolToObject(f, "supported", s->ok);
+			cJSON_AddStringToObject(f, "detail", s->reason);
+		} else {
+			cJSON_AddBoolToObject(o, feature_names[i], s->ok);
+		}
+	}
+	return o;
+}

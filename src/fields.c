@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Every field a step may carry: its JSON key (also its text-form key) and type. */
+#include "anonremap.h"
+#include <string.h>
+
+static const char *const access_choices[] = { "write", "read", NULL };
+static const char *const scope_choices[] = { "carveout", "all", NULL };
+static const char *const file_choices[] = { "memfd", "tmpfile", NULL };
+
+const struct field_def field_defs[FLD__COUNT] = {
+	[FLD_NAME] = { "name", FT_NEWNAME, NULL, "region name bound to the result" },
+	[FLD_AT] = { "at", FT_ADDR, NULL, "address expression" },
+	[FLD_LEN] = { "len", FT_SIZE, NULL, "length" },
+	[FLD_PROT] = { "prot", FT_MASK, NULL, "protection: none, r, rw, rwx, or names" },
+	[FLD_FLAGS] = { "flags", FT_MASK, NULL, "flag names or a number" },
+	[FLD_FILE] = { "file", FT_ENUM, file_choices, "back the mapping by a memfd or an unlinked temporary file" },
+	[FLD_OFFSET] = { "offset", FT_SIZE, NULL, "file offset" },
+	[FLD_REGION] = { "region", FT_REGION, NULL, "a bound region: its address and length" },
+	[FLD_ADVICE] = { "advice", FT_VALUE, NULL, "madvise advice name or number" },
+	[FLD_OLD_LEN] = { "old_len", FT_SIZE, NULL, "old length (default: the region's)" },
+	[FLD_NEW_LEN] = { "new_len", FT_SIZE, NULL, "new length (default: old_len)" },
+	[FLD_TO] = { "to", FT_ADDR, NULL, "address expression" },
+	[FLD_ACCESS] = { "access", FT_ENUM, access_choices, "write (default) or read" },
+	[FLD_PATTERN] = { "pattern", FT_PATTERN, NULL, "seed of the page pattern, or \"zero\"" },
+	[FLD_OPTION] = { "option", FT_VALUE, NULL, "prctl option name or number" },
+	[FLD_VALUE] = { "value", FT_INT, NULL, "prctl argument" },
+	[FLD_LABEL] = { "label", FT_STR, NULL, "label of the dump" },
+	[FLD_SCOPE] = { "scope", FT_ENUM, scope_choices, "carveout (default) or all" },
+	[FLD_ERRNO] = { "errno", FT_ERRNO, NULL, "the call must fail with this errno" },
+	[FLD_MAY_FAIL] = { "may_fail", FT_BOOL, NULL, "the call may fail" },
+	[FLD_SIGNAL] = { "signal", FT_SIGNAL, NULL, "the step must raise this signal" },
+	[FLD_VMA] = { "vma", FT_ADDR, NULL, "expect: the VMA containing this address" },
+	[FLD_START] = { "start", FT_ADDR, NULL, "expect: its start" },
+	[FLD_END] = { "end", FT_ADDR, NULL, "expect: its end" },
+	[FLD_SAME_VMA] = { "same_vma", FT_ADDR2, NULL, "expect: two addresses in one VMA" },
+	[FLD_DIFFERENT_VMA] = { "different_vma", FT_ADDR2, NULL, "expect: two addresses in different VMAs" },
+	[FLD_VMA_COUNT] = { "vma_count", FT_INT, NULL, "expect: number of VMAs in [from, to)" },
+	[FLD_FROM] = { "from", FT_ADDR, NULL, "expect: range start" },
+	[FLD_MAPPED] = { "mapped", FT_BOOL, NULL, "expect: some VMA contains at" },
+	[FLD_FAULTED] = { "faulted", FT_BOOL, NULL, "expect: every (or no) page of the range is present" },
+	[FLD_THP] = { "thp", FT_BOOL, NULL, "expect: the range is (or is not) backed by huge pages" },
+	[FLD_COMMENT] = { "comment", FT_STR, NULL, "free text, ignored" },
+};
+
+int field_find(const char *key)
+{
+	for (int i = 0; i < FLD__COUNT; i++)
+		if (!strcmp(field_defs[i].key, key))
+			return i;
+	return -1;
+}

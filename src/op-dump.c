@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* op dump: record the VMA state of the scenario process. */
+#include "anonremap.h"
+#include <string.h>
+
+static int dump_after(struct run *r, struct step *st, const struct call *c,
+		      const struct reply *rep, cJSON *sres)
+{
+	struct err err;
+	bool all = r->opts->all_vmas || (st->f[FLD_SCOPE].set && !strcmp(st->f[FLD_SCOPE].s, "all"));
+	uint64_t lo = all ? 0 : r->base - r->guard;
+	uint64_t hi = all ? UINT64_MAX : r->base + r->size + r->guard;
+
+	cJSON *vmas = dump_vmas(r, lo, hi, &err);
+	if (!vmas) {
+		cJSON_AddStringToObject(sres, "error", err.msg);
+		return -1;
+	}
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "after_step", st->index);
+	cJSON_AddStringToObject(d, "label", st->f[FLD_LABEL].set ? st->f[FLD_LABEL].s : "");
+	cJSON_AddNumberToObject(d, "pid", r->pid);
+	cJSON_AddStringToObject(d, "scope", all ? "all" : "carveout");
+	cJSON_AddStringToObject(d, "source", r->vs.query ? "procmap_query" : "maps");
+	cJSON_AddNumberToObject(d, "vma_count", cJSON_GetArraySize(vmas));
+	cJSON_AddItemToObject(d, "vmas", vmas);
+	cJSON_AddItemToArray(r->dumps, d);
+	return 0;
+}
+
+static const struct op_field dump_fields[] = {
+	{ FLD_LABEL, false, NULL }, { FLD_SCOPE, false, NULL },
+	{ FLD__COUNT, false, NULL },
+};
+
+const struct op_entry op_dump = {
+	.name = "dump",
+	.summary = "record the VMA state (scope carveout or all)",
+	.fields = dump_fields,
+	.first_word = "label",
+	.after = dump_after,
+};

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* op expect: one assertion about the VMA state; the checks live in expect.c. */
+#include "anonremap.h"
+
+/* Exactly one shape: the key that names the check, and the keys it needs. */
+static int expect_check(struct scenario *sc, struct step *st, struct err *err)
+{
+	static const struct {
+		enum field_id key;
+		enum field_id need[2];
+		enum field_id allow[3];
+	} shapes[] = {
+		{ FLD_VMA, { FLD_START, FLD_END }, { FLD__COUNT } },
+		{ FLD_SAME_VMA, { FLD__COUNT }, { FLD__COUNT } },
+		{ FLD_DIFFERENT_VMA, { FLD__COUNT }, { FLD__COUNT } },
+		{ FLD_VMA_COUNT, { FLD__COUNT }, { FLD_FROM, FLD_TO, FLD__COUNT } },
+		{ FLD_MAPPED, { FLD_AT, FLD__COUNT }, { FLD__COUNT } },
+		{ FLD_FAULTED, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT } },
+		{ FLD_THP, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT } },
+	};
+	int found = -1;
+
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		if (!st->f[shapes[i].key].set)
+			continue;
+		if (found >= 0)
+			return err_set(err, "%s: one check per expect step (also has '%s')",
+				       field_defs[shapes[i].key].key, field_defs[shapes[found].key].key);
+		found = i;
+	}
+	if (found < 0)
+		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted or thp)");
+	for (int f = 0; f < FLD__COUNT; f++) {
+		if (!st->f[f].set || f == (int)shapes[found].key || f == FLD_COMMENT)
+			continue;
+		bool ok = false;
+		for (int k = 0; k < 2; k++)
+			ok |= shapes[found].need[k] == (enum field_id)f;
+		for (int k = 0; k < 3; k++)
+			ok |= shapes[found].allow[k] == (enum field_id)f;
+		if (!ok)
+			return err_set(err, "%s: not part of a '%s' check", field_defs[f].key,
+				       field_defs[shapes[found].key].key);
+	}
+	for (int k = 0; k < 2; k++) {
+		enum field_id n = shapes[found].need[k];
+		if (n != FLD__COUNT && !st->f[n].set)
+			return err_set(err, "%s: required by a '%s' check", field_defs[n].key,
+				       field_defs[shapes[found].key].key);
+	}
+	return 0;
+}
+
+static int expect_after(struct run *r, struct step *st, const struct call *c,
+			const struct reply *rep, cJSON *sres)
+{
+	struct err err;
+	cJSON *e = cJSON_CreateObject();
+	int rc = expect_eval(r, st, e, &err);
+
+	if (rc < 0) {
+		cJSON_Delete(e);
+		cJSON_AddStringToObject(sres, "error", err.msg);
+		return -1;
+	}
+	cJSON_AddItemToArray(r->expects, e);
+	return rc; /* 1: failed */
+}
+
+static const struct op_field expect_fields[] = {
+	{ FLD_VMA, false, NULL }, { FLD_START, false, NULL }, { FLD_END, false, NULL },
+	{ FLD_SAME_VMA, false, NULL }, { FLD_DIFFERENT_VMA, false, NULL },
+	{ FLD_VMA_COUNT, false, NULL }, { FLD_FROM, false, NULL }, { FLD_TO, false, NULL },
+	{ FLD_MAPPED, false, NULL }, { FLD_AT, false, NULL }, { FLD_FAULTED, false, NULL },
+	{ FLD_LEN, false, NULL }, { FLD_THP, false, NULL },
+	{ FLD__COUNT, false, NULL },
+};
+
+const struct op_entry op_expect = {
+	.name = "expect",
+	.summary = "assert VMA bounds, merges, counts, presence, faults or THP",
+	.fields = expect_fields,
+	.check = expect_check,
+	.after = expect_after,
+};

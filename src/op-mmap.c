@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* op mmap: map anonymous memory, or a file the scenario process makes itself. */
+#include "anonremap.h"
+#include "compat.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+enum { FILE_NONE, FILE_MEMFD, FILE_TMPFILE };
+
+static int mmap_prepare(struct run *r, struct step *st, struct call *c, cJSON *args, struct err *err)
+{
+	uint64_t addr = 0, len, prot = PROT_READ | PROT_WRITE, flags, off = 0;
+	int file = FILE_NONE;
+
+	if (st->f[FLD_AT].set && run_resolve(r, st, FLD_AT, &addr, err))
+		return -1;
+	len = st->f[FLD_LEN].u;
+	if (st->f[FLD_PROT].set)
+		prot = st->f[FLD_PROT].u;
+	if (st->f[FLD_FILE].set)
+		file = st->f[FLD_FILE].s[0] == 'm' ? FILE_MEMFD : FILE_TMPFILE;
+	if (st->f[FLD_OFFSET].set)
+		off = st->f[FLD_OFFSET].u;
+	if (st->f[FLD_FLAGS].set)
+		flags = st->f[FLD_FLAGS].u;
+	else
+		flags = (file ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS) |
+			(st->f[FLD_AT].set ? MAP_FIXED : 0);
+	c->a[0] = addr;
+	c->a[1] = len;
+	c->a[2] = prot;
+	c->a[3] = flags;
+	c->a[4] = file;
+	c->a[5] = off;
+	run_addr_json(r, args, "addr", addr);
+	cJSON_AddNumberToObject(args, "len", (double)len);
+	cJSON_AddItemToObject(args, "prot", xlat_json(&xlat_mmap_prot, prot));
+	cJSON_AddItemToObject(args, "flags", xlat_json(&xlat_mmap_flags, flags));
+	if (file)
+		cJSON_AddStringToObject(args, "file", st->f[FLD_FILE].s);
+	cJSON_AddNumberToObject(args, "offset", (double)off);
+	return 0;
+}
+
+/* The file exists only inside the scenario process: a scenario names no path. */
+static int make_file(int kind, uint64_t size)
+{
+	int fd;
+
+	if (kind == FILE_MEMFD) {
+		fd = memfd_create("anonremap", MFD_CLOEXEC);
+	} else {
+		const char *dir = getenv("TMPDIR");
+		fd = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	}
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, size) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static void mmap_exec(const struct call *c, struct reply *rep)
+{
+	int fd = -1;
+
+	if (c->a[4] != FILE_NONE) {
+		fd = make_file(c->a[4], c->a[5] + c->a[1]);
+		if (fd < 0) {
+			rep->ret = -1;
+			rep->err = errno;
+			return;
+		}
+	}
+	uint64_t t0 = now_ns();
+	void *p = mmap((void *)c->a[0], c->a[1], c->a[2], c->a[3], fd, c->a[5]);
+	rep->ns = now_ns() - t0;
+	rep->err = p == MAP_FAILED ? errno : 0;
+	rep->ret = p == MAP_FAILED ? -1 : (int64_t)(uintptr_t)p;
+	if (fd >= 0)
+		close(fd);
+}
+
+static int mmap_after(struct run *r, struct step *st, const struct call *c,
+		      const struct reply *rep, cJSON *sres)
+{
+	if (rep->ret != -1 && st->f[FLD_NAME].set) {
+		struct binding *b = &r->bind[names_find(&r->sc->names, st->f[FLD_NAME].s)];
+		b->set = true;
+		b->addr = rep->ret;
+		b->len = c->a[1];
+	}
+	return 0;
+}
+
+static const struct op_field mmap_fields[] = {
+	{ FLD_NAME, false, NULL }, { FLD_AT, false, NULL }, { FLD_LEN, true, NULL },
+	{ FLD_PROT, false, &xlat_mmap_prot }, { FLD_FLAGS, false, &xlat_mmap_flags },
+	{ FLD_FILE, false, NULL }, { FLD_OFFSET, false, NULL },
+	{ FLD__COUNT, false, NULL },
+};
+
+const struct op_entry op_mmap = {
+	.name = "mmap",
+	.summary = "map memory (at implies MAP_FIXED unless flags are given)",
+	.fields = mmap_fields,
+	.first_word = "name",
+	.syscall = true,
+	.ret_addr = true,
+	.prepare = mmap_prepare,
+	.exec = mmap_exec,
+	.after = mmap_after,
+};

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The one table of ops: parsers, --help, the man page test and completion read it. */
+#include "anonremap.h"
+#include <string.h>
+
+extern const struct op_entry op_mmap, op_munmap, op_mprotect, op_madvise, op_mremap,
+	op_fault, op_verify, op_fork, op_prctl, op_dump, op_expect, op_pause;
+
+const struct op_entry *const op_table[] = {
+	&op_mmap, &op_munmap, &op_mprotect, &op_madvise, &op_mremap, &op_fault,
+	&op_verify, &op_fork, &op_prctl, &op_dump, &op_expect, &op_pause,
+	NULL,
+};
+
+const struct op_entry *op_find(const char *name)
+{
+	for (int i = 0; op_table[i]; i++)
+		if (!strcmp(op_table[i]->name, name))
+			return op_table[i];
+	return NULL;
+}
+
+const struct op_field *op_field(const struct op_entry *op, enum field_id id)
+{
+	for (const struct op_field *f = op->fields; f->id != FLD__COUNT; f++)
+		if (f->id == id)
+			return f;
+	return NULL;
+}
+
+bool op_has_field(const struct op_entry *op, enum field_id id)
+{
+	return id == FLD_COMMENT || op_field(op, id) != NULL ||
+	       (op->syscall && (id == FLD_ERRNO || id == FLD_MAY_FAIL || id == FLD_SIGNAL));
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* /proc/PID/pagemap (one pread per range) and /proc/kpageflags (root). */
+#include "anonremap.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t want = npages * sizeof(uint64_t), got = 0;
+	off_t off = (addr / kinfo.page_size) * sizeof(uint64_t);
+	while (got < want) {
+		ssize_t r = pread(fd, (char *)out + got, want - got, off + got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			int e = r < 0 ? errno : EIO;
+			close(fd);
+			return -e;
+		}
+		got += r;
+	}
+	close(fd);
+	return 0;
+}
+
+int kpageflags_read(uint64_t pfn, uint64_t *flags)
+{
+	static int fd = -2;
+
+	if (fd == -2)
+		fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -EACCES;
+	if (pread(fd, flags, sizeof(*flags), pfn * sizeof(uint64_t)) != sizeof(*flags))
+		return -errno;
+	return 0;
+}

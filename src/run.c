@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The parent side of one scenario: fork the scenario process, send it one
+ * call per step, and inspect it between steps while it is blocked. */
+#include "anonremap.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile int run_interrupted;
+
+int run_resolve(struct run *r, const struct step *st, enum field_id id, uint64_t *out, struct err *err)
+{
+	const struct expr *e = st->f[id].e;
+	__int128 v;
+
+	expr_const(e, &v);
+	for (int i = 0; i < e->n; i++) {
+		if (e->t[i].kind == TERM_CARVEOUT) {
+			v += r->base;
+		} else if (e->t[i].kind == TERM_REGION) {
+			const struct binding *b = &r->bind[e->t[i].region];
+			if (!b->set)
+				return err_set(err, "%s: region '%s' has no address (its mmap failed?)",
+					       field_defs[id].key, r->sc->names.name[e->t[i].region]);
+			v += b->addr;
+		}
+	}
+	if (v < 0 || v > (__int128)UINT64_MAX)
+		return err_set(err, "%s: address arithmetic wraps", field_defs[id].key);
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* at or region, then len; a region's length is the default. */
+int run_range(struct run *r, const struct step *st, uint64_t *addr, uint64_t *len, bool len_required,
+	      uint64_t def_len, struct err *err)
+{
+	*len = def_len;
+	if (st->f[FLD_REGION].set) {
+		const struct binding *b = &r->bind[names_find(&r->sc->names, st->f[FLD_REGION].s)];
+		if (!b->set)
+			return err_set(err, "region: '%s' has no address (its mmap failed?)", st->f[FLD_REGION].s);
+		*addr = b->addr;
+		*len = b->len;
+	} else if (run_resolve(r, st, FLD_AT, addr, err)) {
+		return -1;
+	}
+	if (st->f[FLD_LEN].set)
+		*len = st->f[FLD_LEN].u;
+	if (len_required && !*len && !st->f[FLD_LEN].set)
+		return err_set(err, "len: required");
+	return 0;
+}
+
+void run_addr_json(struct run *r, cJSON *obj, const char *key, uint64_t addr)
+{
+	char buf[64], k[64];
+
+	hex_format(addr, buf, sizeof(buf));
+	cJSON_AddStringToObject(obj, key, buf);
+	rel_format(addr, r->base, buf, sizeof(buf));
+	snprintf(k, sizeof(k), "%s_rel", key);
+	cJSON_AddStringToObject(obj, k, buf);
+}
+
+/* The names of the regions a VMA holds: one string, or a list after a merge. */
+const char *region_of(struct run *r, uint64_t start, uint64_t end, cJSON **list)
+{
+	const char *one = NULL;
+	int n = 0;
+
+	*list = NULL;
+	for (int i = 0; i < r->sc->names.n; i++) {
+		const struct binding *b = &r->bind[i];
+		if (!b->set || b->addr >= end || b->addr + b->len <= start)
+			continue;
+		if (n == 1) {
+			*list = cJSON_CreateArray();
+			cJSON_AddItemToArray(*list, cJSON_CreateString(one));
+		}
+		if (n >= 1)
+			cJSON_AddItemToArray(*list, cJSON_CreateString(r->sc->names.name[i]));
+		one = r->sc->names.name[i];
+		n++;
+	}
+	if (n)
+		return n == 1 ? one : NULL;
+	if (start < r->base + r->size && end > r->base)
+		return "carveout";
+	if (start < r->base + r->size + r->guard && end > r->base - r->guard)
+		return "guard";
+	return NULL;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void describe_status(int st, char *buf, size_t len)
+{
+	char sig[32];
+
+	if (WIFSIGNALED(st))
+		snprintf(buf, len, "killed by %s%s", signal_name(WTERMSIG(st), sig, sizeof(sig)),
+			 WCOREDUMP(st) ? " (core dumped)" : "");
+	else if (WIFEXITED(st))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
+	else
+		snprintf(buf, len, "ended (wait status 0x%x)", st);
+}
+
+enum wait_result { WAIT_OK, WAIT_DIED, WAIT_TIMEOUT, WAIT_INTERRUPTED };
+
+/* One reply, or why none came: the scenario process died, hung or we were interrupted. */
+static enum wait_result wait_reply(struct run *r, double deadline, struct reply *rep, char *why, size_t wlen)
+{
+	for (;;) {
+		if (run_interrupted) {
+			snprintf(why, wlen, "interrupted by the user");
+			return WAIT_INTERRUPTED;
+		}
+		double left = deadline - mono();
+		if (left <= 0) {
+			snprintf(why, wlen, "timed out after %g s", r->opts->timeout);
+			return WAIT_TIMEOUT;
+		}
+		struct pollfd pfd = { .fd = r->rep_fd, .events = POLLIN };
+		int pr = poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0)
+			continue;
+		int rc = read_full(r->rep_fd, rep, sizeof(*rep));
+		if (rc > 0 && rep->kind != REPLY_CHILD_EXIT)
+			return WAIT_OK;
+		if (rc > 0) {
+			char d[96];
+			describe_status(rep->status, d, sizeof(d));
+			snprintf(why, wlen, "scenario process %d %s", (int)rep->pid, d);
+			return WAIT_DIED;
+		}
+		int st = 0;
+		pid_t w = waitpid(r->first_pid, &st, 0);
+		char d[96];
+		if (w == r->first_pid)
+			describe_status(st, d, sizeof(d));
+		else
+			snprintf(d, sizeof(d), "closed its pipe");
+		snprintf(why, wlen, "scenario process %d %s", (int)r->pid, d);
+		if (w == r->first_pid)
+			r->first_pid = -1;
+		return WAIT_DIED;
+	}
+}
+
+/* Kill every process of the scenario and reap what is ours to reap. */
+static void reap_all(struct run *r)
+{
+	int st;
+
+	if (r->cmd_fd >= 0) {
+		struct call c = { .kind = CALL_EXIT };
+		write_full(r->cmd_fd, &c, sizeof(c));
+		close(r->cmd_fd);
+		r->cmd_fd = -1;
+	}
+	if (r->pgid > 0) {
+		kill(-r->pgid, SIGKILL);
+		/* anonremap is a subreaper: orphaned scenario processes come back to it */
+		for (int i = 0; i < 2000; i++) {
+			while (waitpid(-r->pgid, &st, WNOHANG) > 0)
+				;
+			if (kill(-r->pgid, 0) < 0 && errno == ESRCH)
+				break;
+			usleep(500);
+		}
+	}
+	if (r->rep_fd >= 0)
+		close(r->rep_fd);
+	r->rep_fd = -1;
+}
+
+static void set_status(cJSON *res, const char *status, const char *reason)
+{
+	cJSON_ReplaceItemInObject(res, "status", cJSON_CreateString(status));
+	if (reason)
+		cJSON_ReplaceItemInObject(res, "reason", cJSON_CreateString(reason));
+}
+
+/* Did the step do what it said it would? NULL when it did, else why not. */
+static const char *judge(const struct step *st, const struct reply *rep, char *buf, size_t len)
+{
+	char sig[32], sig2[32];
+	const struct fval *f = st->f;
+
+	if (rep->signo) {
+		if (f[FLD_SIGNAL].set && (int)f[FLD_SIGNAL].u == rep->signo)
+			return NULL;
+		snprintf(buf, len, "raised %s at 0x%" PRIx64 "%s%s", signal_name(rep->signo, sig, sizeof(sig)),
+			 rep->sigaddr, f[FLD_SIGNAL].set ? ", expected " : "",
+			 f[FLD_SIGNAL].set ? signal_name(f[FLD_SIGNAL].u, sig2, sizeof(sig2)) : "");
+		return "unexpected";
+	}
+	if (f[FLD_SIGNAL].set) {
+		snprintf(buf, len, "expected %s, none was raised", signal_name(f[FLD_SIGNAL].u, sig, sizeof(sig)));
+		return "failed";
+	}
+	if (!strcmp(st->op->name, "verify") && rep->ret == 1) {
+		snprintf(buf, len, "page contents differ from the pattern");
+		return "failed";
+	}
+	bool failed = rep->ret == -1;
+	if (f[FLD_ERRNO].set) {
+		if (failed && rep->err == (int)f[FLD_ERRNO].u)
+			return NULL;
+		if (failed)
+			snprintf(buf, len, "failed with %s, expected %s", errno_name(rep->err), errno_name(f[FLD_ERRNO].u));
+		else
+			snprintf(buf, len, "succeeded, expected %s", errno_name(f[FLD_ERRNO].u));
+		return "failed";
+	}
+	if (failed && !(f[FLD_MAY_FAIL].set && f[FLD_MAY_FAIL].u)) {
+		snprintf(buf, len, "failed with %s, expected success", errno_name(rep->err));
+		return "failed";
+	}
+	return NULL;
+}
+
+static void record_reply(struct run *r, const struct step *st, const struct reply *rep, cJSON *sres)
+{
+	char buf[64];
+
+	if (st->op->ret_addr && rep->ret != -1) {
+		run_addr_json(r, sres, "ret", (uint64_t)rep->ret);
+	} else {
+		cJSON_AddNumberToObject(sres, "ret", (double)rep->ret);
+	}
+	if (rep->ret == -1 && rep->err)
+		cJSON_AddStringToObject(sres, "errno", errno_name(rep->err));
+	else
+		cJSON_AddNullToObject(sres, "errno");
+	cJSON_AddNumberToObject(sres, "duration_ns", (double)rep->ns);
+	if (rep->signo) {
+		cJSON *s = cJSON_AddObjectToObject(sres, "signal");
+		cJSON_AddStringToObject(s, "name", signal_name(rep->signo, buf, sizeof(buf)));
+		hex_format(rep->sigaddr, buf, sizeof(buf));
+		cJSON_AddStringToObject(s, "addr", buf);
+		rel_format(rep->sigaddr, r->base, buf, sizeof(buf));
+		cJSON_AddStringToObject(s, "rel", buf);
+		cJSON_AddNumberToObject(s, "code", rep->si_code);
+	} else {
+		cJSON_AddNullToObject(sres, "signal");
+	}
+	cJSON_AddNumberToObject(sres, "pid", rep->pid);
+}
+
+static int op_index(const struct op_entry *op)
+{
+	for (int i = 0; op_table[i]; i++)
+		if (op_table[i] == op)
+			return i;
+	return -1;
+}
+
+static cJSON *new_result(struct scenario *sc)
+{
+	cJSON *res = cJSON_CreateObject();
+	cJSON_AddStringToObject(res, "name", sc->name);
+	cJSON_AddStringToObject(res, "file", sc->file);
+	cJSON_AddStringToObject(res, "status", "pass");
+	cJSON_AddStringToObject(res, "reason", "");
+	cJSON_AddItemToObject(res, "scenario", cJSON_Duplicate(sc->json, true));
+	return res;
+}
+
+cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status)
+{
+	struct run *r = xcalloc(1, sizeof(*r));
+	cJSON *res = new_result(sc);
+	char why[512];
+	int cmdp[2], repp[2];
+
+	r->sc = sc;
+	r->opts = o;
+	r->cmd_fd = r->rep_fd = -1;
+	r->vs.fd = -1;
+	*status = EXIT_PASS;
+
+	for (int f = 0; f < FEAT__COUNT; f++) {
+		if (!(sc->requires & (1u << f)))
+			continue;
+		const struct feature_state *fs = feature_get(f);
+		if (!fs->ok) {
+			snprintf(why, sizeof(why), "requires %s: %s", feature_names[f], fs->reason);
+			set_status(res, "skip", why);
+			*status = EXIT_SKIP;
+			free(r);
+			return res;
+		}
+	}
+
+	if (pipe2(cmdp, O_CLOEXEC) || pipe2(repp, O_CLOEXEC)) {
+		snprintf(why, sizeof(why), "pipe: %s", strerror(errno));
+		set_status(res, "error", why);
+		*status = EXIT_ERROR;
+		free(r);
+		return res;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct child_cfg cfg = { sc->size, sc->align, sc->guard, cmdp[0], repp[1] };
+		setpgid(0, 0);
+		close(cmdp[1]);
+		close(repp[0]);
+		child_main(&cfg);
+	}
+	close(cmdp[0]);
+	close(repp[1]);
+	r->cmd_fd = cmdp[1];
+	r->rep_fd = repp[0];
+	if (pid < 0) {
+		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
+		set_status(res, "error", why);
+		*status = EXIT_ERROR;
+		reap_all(r);
+		free(r);
+		return res;
+	}
+	setpgid(pid, pid);
+	r->pid = r->first_pid = r->pgid = pid;
+	r->size = sc->size;
+	r->guard = sc->guard;
+
+	double deadline = mono() + o->timeout;
+	struct reply rep;
+	cJSON *carve = cJSON_AddObjectToObject(res, "carveout");
+	r->steps = cJSON_AddArrayToObject(res, "steps");
+	r->dumps = cJSON_AddArrayToObject(res, "dumps");
+	r->expects = cJSON_AddArrayToObject(res, "expectations");
+	enum wait_result wr = wait_reply(r, deadline, &rep, why, sizeof(why));
+	if (wr == WAIT_OK && rep.kind == REPLY_READY && !rep.err) {
+		char b[32];
+		r->base = rep.base;
+		hex_format(r->base, b, sizeof(b));
+		cJSON_AddStringToObject(carve, "start", b);
+		hex_format(r->base + r->size, b, sizeof(b));
+		cJSON_AddStringToObject(carve, "end", b);
+		cJSON_AddNumberToObject(carve, "pages", (double)(r->size / kinfo.page_size));
+		cJSON_AddNumberToObject(carve, "guard_pages", (double)(r->guard / kinfo.page_size));
+		hex_format(sc->align, b, sizeof(b));
+		cJSON_AddStringToObject(carve, "align", b);
+		int vrc = vma_open(&r->vs, r->pid);
+		if (vrc < 0) {
+			snprintf(why, sizeof(why), "cannot open /proc/%d/maps: %s", (int)r->pid, strerror(-vrc));
+			wr = WAIT_DIED;
+		}
+	} else if (wr == WAIT_OK) {
+		snprintf(why, sizeof(why), "cannot reserve the carveout: %s", errno_name(rep.err));
+		wr = WAIT_DIED;
+	}
+	cJSON_AddNumberToObject(res, "pid", r->pid);
+
+	const char *final = "pass";
+	const char *reason = NULL;
+	char rbuf[600];
+	for (int i = 0; wr == WAIT_OK && i < sc->nsteps; i++) {
+		struct step *st = &sc->steps[i];
+		struct call c = { .kind = CALL_STEP, .op = op_index(st->op), .index = i };
+		struct err err;
+		cJSON *sres = cJSON_CreateObject(), *args = cJSON_CreateObject();
+		const char *sstat = "ok";
+		char sbuf[256];
+
+		cJSON_AddNumberToObject(sres, "index", i);
+		cJSON_AddStringToObject(sres, "op", st->op->name);
+		cJSON_AddItemToArray(r->steps, sres);
+		if (st->op->prepare && st->op->prepare(r, st, &c, args, &err)) {
+			cJSON_AddItemToObject(sres, "args", args);
+			cJSON_AddStringToObject(sres, "status", "error");
+			cJSON_AddStringToObject(sres, "error", err.msg);
+			snprintf(rbuf, sizeof(rbuf), "step %d (%s): %s", i, st->op->name, err.msg);
+			final = "error";
+			reason = rbuf;
+			break;
+		}
+		cJSON_AddItemToObject(sres, "args", args);
+		memset(&rep, 0, sizeof(rep));
+		if (st->op->exec) {
+			double t0 = mono();
+			if (!strcmp(st->op->name, "pause")) {
+				char b1[32], b2[32];
+				hex_format(r->base, b1, sizeof(b1));
+				hex_format(r->base + r->size, b2, sizeof(b2));
+				fprintf(stderr, "anonremap: step %d: paused: pid %d, carveout %s-%s; "
+					"press Enter or send SIGCONT to %d\n", i, (int)r->pid, b1, b2, (int)r->pid);
+			}
+			if (write_full(r->cmd_fd, &c, sizeof(c))) {
+				snprintf(why, sizeof(why), "scenario process %d is gone", (int)r->pid);
+				wr = WAIT_DIED;
+			} else if (!strcmp(st->op->name, "pause")) {
+				wr = WAIT_OK;
+				for (;;) {
+					struct pollfd pf[2] = { { r->rep_fd, POLLIN, 0 }, { 0, POLLIN, 0 } };
+					int np = isatty(0) ? 2 : 1;
+					if (run_interrupted) {
+						snprintf(why, sizeof(why), "interrupted by the user");
+						wr = WAIT_INTERRUPTED;
+						break;
+					}
+					if (poll(pf, np, 1000) <= 0)
+						continue;
+					if (np == 2 && pf[1].revents) {
+						char line[256];
+						/* Enter, or end of input: either way, go on */
+						(void)!fgets(line, sizeof(line), stdin);
+						kill(r->pid, SIGCONT);
+					}
+					if (pf[0].revents)
+						break;
+				}
+				if (wr == WAIT_OK)
+					wr = wait_reply(r, mono() + 5, &rep, why, sizeof(why));
+				deadline += mono() - t0; /* time paused does not count */
+			} else {
+				wr = wait_reply(r, deadline, &rep, why, sizeof(why));
+			}
+			if (wr != WAIT_OK) {
+				cJSON_AddStringToObject(sres, "status", wr == WAIT_TIMEOUT ? "timeout" : "died");
+				snprintf(rbuf, sizeof(rbuf), "step %d (%s): %s", i, st->op->name, why);
+				final = "error";
+				reason = rbuf;
+				break;
+			}
+			record_reply(r, st, &rep, sres);
+			const char *bad = judge(st, &rep, sbuf, sizeof(sbuf));
+			if (bad) {
+				sstat = bad;
+				cJSON_AddStringToObject(sres, "failure", sbuf);
+			}
+		}
+		vma_invalidate(&r->vs);
+		int arc = st->op->after ? st->op->after(r, st, &c, &rep, sres) : 0;
+		if (arc < 0) {
+			cJSON *e = cJSON_GetObjectItem(sres, "error");
+			snprintf(rbuf, sizeof(rbuf), "step %d (%s): %s", i, st->op->name,
+				 e ? e->valuestring : "inspection failed");
+			cJSON_AddStringToObject(sres, "status", "error");
+			final = "error";
+			reason = rbuf;
+			break;
+		}
+		if (arc > 0)
+			sstat = "failed";
+		cJSON_AddStringToObject(sres, "status", sstat);
+		if (strcmp(sstat, "ok")) {
+			if (strcmp(final, "fail")) {
+				cJSON *fl = cJSON_GetObjectItem(sres, "failure");
+				cJSON *ex = cJSON_GetArrayItem(r->expects, cJSON_GetArraySize(r->expects) - 1);
+				if (arc > 0 && ex)
+					snprintf(rbuf, sizeof(rbuf), "step %d (expect %s): expected %s; found %s", i,
+						 cJSON_GetObjectItem(ex, "check")->valuestring,
+						 cJSON_GetObjectItem(ex, "expected")->valuestring,
+						 cJSON_GetObjectItem(ex, "found")->valuestring);
+				else
+					snprintf(rbuf, sizeof(rbuf), "step %d (%s): %s", i, st->op->name,
+						 fl ? fl->valuestring : sstat);
+				reason = rbuf;
+			}
+			final = "fail";
+			if (!o->keep_going)
+				break;
+		}
+	}
+	if (wr != WAIT_OK) {
+		final = "error";
+		if (!reason) {
+			snprintf(rbuf, sizeof(rbuf), "%s", why);
+			reason = rbuf;
+		}
+	}
+	cJSON_ReplaceItemInObject(res, "pid", cJSON_CreateNumber(r->pid));
+	set_status(res, final, reason ? reason : "");
+	*status = !strcmp(final, "pass") ? EXIT_PASS : !strcmp(final, "fail") ? EXIT_FAIL : EXIT_ERROR;
+	if (wr == WAIT_INTERRUPTED)
+		cJSON_AddTrueToObject(res, "interrupted");
+	vma_close(&r->vs);
+	reap_all(r);
+	free(r);
+	return res;
+}

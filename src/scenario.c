@@ -1,0 +1,863 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Load and validate a scenario: every error names file, step, op and field. */
+#include "anonremap.h"
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void line_col(const char *buf, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (buf[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)buf[i] & 0xc0) != 0x80) {
+			(*col)++;
+		}
+	}
+}
+
+/* Offset of the first byte that is not valid UTF-8, or -1. */
+static long utf8_invalid(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned c = s[i];
+		int n;
+		uint32_t cp;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if ((c & 0xe0) == 0xc0) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			return i;
+		}
+		for (int k = 1; k <= n; k++) {
+			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
+				return i;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += n + 1;
+	}
+	return -1;
+}
+
+int json_parse_located(const char *file, const char *buf, size_t len, cJSON **out, struct err *err)
+{
+	const char *end = NULL;
+	int line, col;
+	long bad;
+
+	if (memchr(buf, 0, len)) {
+		line_col(buf, (const char *)memchr(buf, 0, len) - buf, &line, &col);
+		return err_set(err, "%s:%d:%d: NUL byte in the file", file, line, col);
+	}
+	bad = utf8_invalid((const unsigned char *)buf, len);
+	if (bad >= 0) {
+		line_col(buf, bad, &line, &col);
+		return err_set(err, "%s:%d:%d: invalid UTF-8 (byte 0x%02x)", file, line, col,
+			       (unsigned char)buf[bad]);
+	}
+	*out = cJSON_ParseWithLengthOpts(buf, len, &end, false);
+	if (!*out) {
+		size_t off = end ? (size_t)(end - buf) : 0;
+		if (off > len)
+			off = len;
+		/* cJSON stops where it gave up: point there, or at the end. */
+		while (off < len && isspace((unsigned char)buf[off]))
+			off++;
+		line_col(buf, off, &line, &col);
+		if (off >= len)
+			return err_set(err, "%s:%d:%d: invalid JSON: unexpected end of input", file, line, col);
+		if (isprint((unsigned char)buf[off]))
+			return err_set(err, "%s:%d:%d: invalid JSON: unexpected '%c'%s", file, line, col,
+				       buf[off], "");
+		return err_set(err, "%s:%d:%d: invalid JSON: unexpected byte 0x%02x", file, line, col,
+			       (unsigned char)buf[off]);
+	}
+	size_t off = end - buf;
+	while (off < len && isspace((unsigned char)buf[off]))
+		off++;
+	if (off < len) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		line_col(buf, off, &line, &col);
+		return err_set(err, "%s:%d:%d: invalid JSON: data after the end of the object", file, line, col);
+	}
+	return 0;
+}
+
+/* A JSON number that is an exact integer in [lo, hi]. */
+static int json_int(const cJSON *v, double lo, double hi, int64_t *out)
+{
+	double d = v->valuedouble;
+
+	if (!cJSON_IsNumber(v) || !isfinite(d) || d != floor(d) || d < lo || d > hi)
+		return -1;
+	*out = (int64_t)d;
+	return 0;
+}
+
+#define MAX_EXACT 9007199254740992.0 /* 2^53: doubles are exact up to here */
+
+/* Numbers given as strings: decimal or hex, with a sign for FT_INT. */
+static int str_number(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!*s || !(isdigit((unsigned char)*s)))
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static bool prot_letters(const char *s, uint64_t *out)
+{
+	uint64_t p = 0;
+
+	if (!strcasecmp(s, "none")) {
+		*out = 0;
+		return true;
+	}
+	for (const char *c = s; *c; c++) {
+		if (*c == 'r')
+			p |= 1; /* PROT_READ */
+		else if (*c == 'w')
+			p |= 2; /* PROT_WRITE */
+		else if (*c == 'x')
+			p |= 4; /* PROT_EXEC */
+		else
+			return false;
+	}
+	*out = p;
+	return *s != 0;
+}
+
+static int one_name(const struct xlat_table *t, const char *s, uint64_t *out, struct err *err)
+{
+	if (!str_number(s, out))
+		return 0;
+	if (!xlat_lookup(t, s, out))
+		return 0;
+	const char *near = xlat_nearest(t, s);
+	if (near)
+		return err_set(err, "unknown %s '%s' (did you mean '%s'?)", t->kind, s, near);
+	return err_set(err, "unknown %s '%s'", t->kind, s);
+}
+
+static int parse_mask(const struct xlat_table *t, const cJSON *v, uint64_t *out, struct err *err)
+{
+	int64_t i;
+
+	*out = 0;
+	if (cJSON_IsNumber(v)) {
+		if (json_int(v, 0, MAX_EXACT, &i))
+			return err_set(err, "not a non-negative integer below 2^53 (write larger values as a \"0x...\" string)");
+		*out = i;
+		return 0;
+	}
+	if (cJSON_IsString(v)) {
+		if (t == &xlat_mmap_prot && prot_letters(v->valuestring, out))
+			return 0;
+		char *copy = xstrdup(v->valuestring), *save = NULL;
+		int rc = 0;
+		bool any = false;
+		for (char *tok = strtok_r(copy, "|,", &save); tok; tok = strtok_r(NULL, "|,", &save)) {
+			while (isspace((unsigned char)*tok))
+				tok++;
+			char *e = tok + strlen(tok);
+			while (e > tok && isspace((unsigned char)e[-1]))
+				*--e = 0;
+			uint64_t bit;
+			if ((rc = one_name(t, tok, &bit, err)))
+				break;
+			*out |= bit;
+			any = true;
+		}
+		free(copy);
+		if (!rc && !any)
+			return err_set(err, "empty %s list", t->kind);
+		return rc;
+	}
+	if (cJSON_IsArray(v)) {
+		const cJSON *it;
+		cJSON_ArrayForEach(it, v) {
+			uint64_t bit;
+			if (cJSON_IsNumber(it)) {
+				if (json_int(it, 0, MAX_EXACT, &i))
+					return err_set(err, "list item is not a non-negative integer");
+				bit = i;
+			} else if (!cJSON_IsString(it)) {
+				return err_set(err, "list items must be names or numbers");
+			} else if (one_name(t, it->valuestring, &bit, err)) {
+				return -1;
+			}
+			*out |= bit;
+		}
+		return 0;
+	}
+	return err_set(err, "expected a list of %s names, a name or a number", t->kind);
+}
+
+static int parse_value(const struct xlat_table *t, const cJSON *v, uint64_t *out, struct err *err)
+{
+	int64_t i;
+
+	if (cJSON_IsNumber(v)) {
+		if (json_int(v, 0, MAX_EXACT, &i))
+			return err_set(err, "not a non-negative integer");
+		*out = i;
+		return 0;
+	}
+	if (cJSON_IsString(v))
+		return one_name(t, v->valuestring, out, err);
+	return err_set(err, "expected a %s name or a number", t->kind);
+}
+
+static int parse_size_json(const cJSON *v, uint64_t *out, struct err *err)
+{
+	int64_t i;
+
+	if (cJSON_IsNumber(v)) {
+		if (v->valuedouble < 0)
+			return err_set(err, "negative size");
+		if (json_int(v, 0, MAX_EXACT, &i))
+			return err_set(err, "not an integer below 2^53 (write larger sizes as strings: \"2g\")");
+		*out = i;
+		return 0;
+	}
+	if (!cJSON_IsString(v))
+		return err_set(err, "expected a size (\"5p\", \"2m\", \"0x5000\" or a number)");
+	return size_parse(v->valuestring, out, err);
+}
+
+/* FNV-1a: a string pattern seed stands for the same number everywhere. */
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h & ((1ull << 53) - 1);
+}
+
+static int parse_field(struct scenario *sc, const struct op_entry *op, enum field_id id,
+		       const cJSON *v, struct fval *fv, struct err *err)
+{
+	const struct field_def *fd = &field_defs[id];
+	const struct op_field *of = op_field(op, id);
+	int64_t i;
+	int n;
+
+	fv->set = true;
+	switch (fd->type) {
+	case FT_ADDR:
+		if (!cJSON_IsString(v))
+			return err_set(err, "expected an address expression string (\"carveout+1p\", \"ptr+5p\")");
+		fv->e = xcalloc(1, sizeof(struct expr));
+		return expr_parse(v->valuestring, &sc->names, fv->e, err);
+	case FT_ADDR2:
+		if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 ||
+		    !cJSON_IsString(cJSON_GetArrayItem(v, 0)) || !cJSON_IsString(cJSON_GetArrayItem(v, 1)))
+			return err_set(err, "expected two address expressions: [\"ptr\", \"ptr2\"]");
+		fv->e = xcalloc(2, sizeof(struct expr));
+		for (int k = 0; k < 2; k++)
+			if (expr_parse(cJSON_GetArrayItem(v, k)->valuestring, &sc->names, &fv->e[k], err))
+				return -1;
+		return 0;
+	case FT_SIZE:
+		return parse_size_json(v, &fv->u, err);
+	case FT_MASK:
+		return parse_mask(of->xlat, v, &fv->u, err);
+	case FT_VALUE:
+		return parse_value(of->xlat, v, &fv->u, err);
+	case FT_NEWNAME:
+	case FT_REGION:
+		if (!cJSON_IsString(v) || !name_valid(v->valuestring))
+			return err_set(err, "expected a region name (letters, digits, '_'; not carveout, guard or a unit)");
+		fv->s = xstrdup(v->valuestring);
+		if (names_intern(&sc->names, fv->s) < 0)
+			return err_set(err, "more than %d region names", MAX_REGIONS);
+		return 0;
+	case FT_BOOL:
+		if (!cJSON_IsBool(v))
+			return err_set(err, "expected true or false");
+		fv->u = cJSON_IsTrue(v);
+		return 0;
+	case FT_INT:
+		if (cJSON_IsString(v)) {
+			const char *s = v->valuestring;
+			bool neg = *s == '-';
+			uint64_t u;
+			if (str_number(s + neg, &u) || u > INT64_MAX)
+				return err_set(err, "expected an integer");
+			fv->i = neg ? -(int64_t)u : (int64_t)u;
+			return 0;
+		}
+		if (json_int(v, -MAX_EXACT, MAX_EXACT, &i))
+			return err_set(err, "expected an integer");
+		fv->i = i;
+		return 0;
+	case FT_ERRNO:
+		if (cJSON_IsNumber(v)) {
+			if (json_int(v, 1, 4095, &i))
+				return err_set(err, "expected an errno name or a number from 1 to 4095");
+			fv->u = i;
+			return 0;
+		}
+		if (!cJSON_IsString(v) || errno_lookup(v->valuestring, &n))
+			return err_set(err, "unknown errno '%s'", cJSON_IsString(v) ? v->valuestring : "?");
+		fv->u = n;
+		return 0;
+	case FT_SIGNAL:
+		if (cJSON_IsNumber(v)) {
+			if (json_int(v, 1, 64, &i))
+				return err_set(err, "expected a signal name or number");
+			fv->u = i;
+			return 0;
+		}
+		if (!cJSON_IsString(v) || signal_lookup(v->valuestring, &n))
+			return err_set(err, "unknown signal '%s'", cJSON_IsString(v) ? v->valuestring : "?");
+		fv->u = n;
+		return 0;
+	case FT_STR:
+		if (!cJSON_IsString(v))
+			return err_set(err, "expected a string");
+		fv->s = xstrdup(v->valuestring);
+		return 0;
+	case FT_ENUM:
+		if (cJSON_IsString(v))
+			for (int k = 0; fd->choices[k]; k++)
+				if (!strcmp(fd->choices[k], v->valuestring)) {
+					fv->s = xstrdup(v->valuestring);
+					return 0;
+				}
+		{
+			char all[128] = "";
+			for (int k = 0; fd->choices[k]; k++)
+				snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s%s", k ? ", " : "",
+					 fd->choices[k]);
+			return err_set(err, "expected one of: %s", all);
+		}
+	case FT_PATTERN:
+		if (cJSON_IsNumber(v)) {
+			if (json_int(v, 0, MAX_EXACT, &i))
+				return err_set(err, "expected a non-negative integer seed, a string, or \"zero\"");
+			fv->u = i;
+			return 0;
+		}
+		if (!cJSON_IsString(v) || !*v->valuestring)
+			return err_set(err, "expected a non-negative integer seed, a string, or \"zero\"");
+		fv->s = xstrdup(v->valuestring);
+		if (!strcmp(fv->s, "zero") && op != op_find("verify"))
+			return err_set(err, "\"zero\" is a verify pattern");
+		fv->u = hash_str(fv->s);
+		return 0;
+	}
+	return err_set(err, "internal: field type");
+}
+
+/* Where each region sits, relative to the carveout, as far as can be told
+ * before running: kernel-chosen places are unknown and not range-checked. */
+struct sim {
+	bool bound[MAX_REGIONS];
+	bool known[MAX_REGIONS];
+	__int128 rel[MAX_REGIONS];
+	uint64_t len[MAX_REGIONS];
+};
+
+/* The carveout-relative value of an expression: 1 known, 0 unknown, -1 absolute. */
+static int sim_eval(const struct sim *s, const struct expr *e, __int128 *out)
+{
+	__int128 c;
+	expr_const(e, &c);
+	for (int i = 0; i < e->n; i++) {
+		if (e->t[i].kind == TERM_CARVEOUT) {
+			*out = c;
+			return 1;
+		}
+		if (e->t[i].kind == TERM_REGION) {
+			if (!s->known[e->t[i].region])
+				return 0;
+			*out = s->rel[e->t[i].region] + c;
+			return 1;
+		}
+	}
+	*out = c;
+	return -1;
+}
+
+static int check_range(const struct scenario *sc, const struct load_opts *o, const struct sim *s,
+		       const struct expr *e, uint64_t len, const char *what, struct err *err)
+{
+	__int128 rel;
+	int k = sim_eval(s, e, &rel);
+	__int128 lo = -(__int128)sc->guard, hi = (__int128)sc->size + sc->guard;
+
+	if (o->allow_outside || k == 0)
+		return 0;
+	if (k < 0)
+		return err_set(err, "%s: an absolute address is outside the reserved area (use --allow-outside)", what);
+	if (rel < lo || rel + len > hi)
+		return err_set(err, "%s: range leaves the reserved area (carveout and guards: carveout-%llup..carveout+%llup); use --allow-outside",
+			       what, (unsigned long long)(sc->guard / kinfo.page_size),
+			       (unsigned long long)((sc->size + sc->guard) / kinfo.page_size));
+	return 0;
+}
+
+static int check_refs(const struct scenario *sc, const struct sim *s, const struct step *st,
+		      struct err *err)
+{
+	for (int f = 0; f < FLD__COUNT; f++) {
+		const struct fval *fv = &st->f[f];
+		if (!fv->set)
+			continue;
+		if (field_defs[f].type == FT_REGION && !s->bound[names_find(&sc->names, fv->s)])
+			return err_set(err, "%s: region '%s' is not bound by an earlier mmap or mremap",
+				       field_defs[f].key, fv->s);
+		int ne = field_defs[f].type == FT_ADDR ? 1 : field_defs[f].type == FT_ADDR2 ? 2 : 0;
+		for (int k = 0; k < ne; k++)
+			for (int t = 0; t < fv->e[k].n; t++)
+				if (fv->e[k].t[t].kind == TERM_REGION && !s->bound[fv->e[k].t[t].region])
+					return err_set(err, "%s: region '%s' is not bound by an earlier mmap or mremap",
+						       field_defs[f].key, sc->names.name[fv->e[k].t[t].region]);
+	}
+	return 0;
+}
+
+/* Type-independent rules, and the simulated placement of regions. */
+static int check_step(struct scenario *sc, const struct load_opts *o, struct sim *s,
+		      struct step *st, struct err *err)
+{
+	const struct op_entry *op = st->op;
+	struct fval *f = st->f;
+
+	if (check_refs(sc, s, st, err))
+		return -1;
+	if (op->check && op->check(sc, st, err))
+		return -1;
+	if (f[FLD_ERRNO].set && f[FLD_MAY_FAIL].set)
+		return err_set(err, "errno: cannot be combined with may_fail");
+	bool ranged = op_has_field(op, FLD_REGION) && op_has_field(op, FLD_AT);
+	if (ranged) {
+		if (f[FLD_AT].set == f[FLD_REGION].set)
+			return err_set(err, "%s: give either 'at' or 'region'", f[FLD_AT].set ? "at" : "region");
+		bool need_len = op_has_field(op, FLD_LEN) && strcmp(op->name, "fault") && strcmp(op->name, "verify");
+		if (f[FLD_AT].set && need_len && !f[FLD_LEN].set)
+			return err_set(err, "len: required with 'at'");
+		if (f[FLD_AT].set && op_has_field(op, FLD_OLD_LEN) && !f[FLD_OLD_LEN].set)
+			return err_set(err, "old_len: required with 'at'");
+	}
+	if (!strcmp(op->name, "mmap") && !f[FLD_LEN].u)
+		return err_set(err, "len: must not be zero (the kernel refuses it; use errno to test that)");
+
+	/* placement */
+	uint64_t len = f[FLD_LEN].set ? f[FLD_LEN].u : kinfo.page_size;
+	const struct expr *where = f[FLD_AT].set ? f[FLD_AT].e : NULL;
+	struct expr tmp;
+	if (f[FLD_REGION].set) {
+		int ri = names_find(&sc->names, f[FLD_REGION].s);
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.n = 1;
+		tmp.t[0].kind = TERM_REGION;
+		tmp.t[0].region = ri;
+		where = &tmp;
+		if (!f[FLD_LEN].set && strcmp(op->name, "fault"))
+			len = s->len[ri];
+	}
+	if (!strcmp(op->name, "mremap") && f[FLD_OLD_LEN].set)
+		len = f[FLD_OLD_LEN].u;
+	bool sys = op->exec != NULL && strcmp(op->name, "fork") && strcmp(op->name, "prctl") &&
+		   strcmp(op->name, "pause");
+	if (sys && where && check_range(sc, o, s, where, len, f[FLD_AT].set ? "at" : "region", err))
+		return -1;
+
+	bool may = f[FLD_MAY_FAIL].set && f[FLD_MAY_FAIL].u;
+	bool fails = f[FLD_ERRNO].set;
+	if (!strcmp(op->name, "mmap") && f[FLD_NAME].set) {
+		int ri = names_find(&sc->names, f[FLD_NAME].s);
+		if (!fails) {
+			__int128 rel = 0;
+			int k = where ? sim_eval(s, where, &rel) : 0;
+			bool fixed = !f[FLD_FLAGS].set || (f[FLD_FLAGS].u & 0x10); /* MAP_FIXED */
+			s->bound[ri] = true;
+			s->known[ri] = k > 0 && fixed && !may;
+			s->rel[ri] = rel;
+			s->len[ri] = len;
+		}
+	}
+	if (!strcmp(op->name, "mremap")) {
+		uint64_t new_len = f[FLD_NEW_LEN].set ? f[FLD_NEW_LEN].u : len;
+		if (f[FLD_TO].set && check_range(sc, o, s, f[FLD_TO].e, new_len, "to", err))
+			return -1;
+		const char *nm = f[FLD_NAME].set ? f[FLD_NAME].s : f[FLD_REGION].set ? f[FLD_REGION].s : NULL;
+		if (nm && !fails) {
+			int ri = names_find(&sc->names, nm);
+			__int128 rel = 0;
+			bool fixed = f[FLD_FLAGS].u & 2; /* MREMAP_FIXED */
+			int k = 0;
+			if (fixed && f[FLD_TO].set)
+				k = sim_eval(s, f[FLD_TO].e, &rel);
+			else if (!(f[FLD_FLAGS].u & 1)) /* stays in place without MAYMOVE */
+				k = sim_eval(s, where, &rel);
+			s->bound[ri] = true;
+			s->known[ri] = k > 0 && !may;
+			s->rel[ri] = rel;
+			s->len[ri] = new_len;
+		}
+	}
+	return 0;
+}
+
+static int parse_step(struct scenario *sc, const char *file, const cJSON *js, int idx,
+		      struct step *st, struct err *err)
+{
+	struct err e2;
+	const cJSON *opv = cJSON_GetObjectItemCaseSensitive(js, "op");
+
+	st->index = idx;
+	if (!cJSON_IsObject(js))
+		return err_set(err, "%s: step %d: expected an object", file, idx);
+	if (!cJSON_IsString(opv))
+		return err_set(err, "%s: step %d: op: missing (a string: mmap, mremap, ...)", file, idx);
+	st->op = op_find(opv->valuestring);
+	if (!st->op) {
+		const char *best = NULL;
+		int bestd = 3;
+		for (int i = 0; op_table[i]; i++) {
+			int d = 0;
+			const char *a = op_table[i]->name, *b = opv->valuestring;
+			size_t la = strlen(a), lb = strlen(b);
+			for (size_t k = 0; k < la || k < lb; k++)
+				d += (k >= la || k >= lb || tolower((unsigned char)a[k]) != tolower((unsigned char)b[k]));
+			if (d < bestd) {
+				bestd = d;
+				best = a;
+			}
+		}
+		return err_set(err, "%s: step %d: op: unknown op '%s'%s%s%s", file, idx, opv->valuestring,
+			       best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+	}
+	const cJSON *kv;
+	cJSON_ArrayForEach(kv, js) {
+		if (!strcmp(kv->string, "op"))
+			continue;
+		int id = field_find(kv->string);
+		if (id < 0 || !op_has_field(st->op, id))
+			return err_set(err, "%s: step %d (%s): %s: unknown field for %s", file, idx,
+				       st->op->name, kv->string, st->op->name);
+		if (st->f[id].set)
+			return err_set(err, "%s: step %d (%s): %s: given twice", file, idx, st->op->name, kv->string);
+		if (parse_field(sc, st->op, id, kv, &st->f[id], &e2))
+			return err_set(err, "%s: step %d (%s): %s: %s", file, idx, st->op->name, kv->string, e2.msg);
+	}
+	for (const struct op_field *of = st->op->fields; of->id != FLD__COUNT; of++)
+		if (of->required && !st->f[of->id].set)
+			return err_set(err, "%s: step %d (%s): %s: required", file, idx, st->op->name,
+				       field_defs[of->id].key);
+	return 0;
+}
+
+/* "FILE: step N (op): field: msg" becomes "FILE:LINE: op: field: msg" for the text form. */
+static void relocate_error(struct err *err, const char *file, int idx, int line)
+{
+	char prefix[300], m[sizeof(err->msg)];
+	snprintf(prefix, sizeof(prefix), "%s: step %d", file, idx);
+	size_t pl = strlen(prefix);
+	if (strncmp(err->msg, prefix, pl))
+		return;
+	const char *rest = err->msg + pl;
+	if (*rest == ' ' && rest[1] == '(') {
+		const char *close = strchr(rest, ')');
+		snprintf(m, sizeof(m), "%.*s%s", (int)(close - rest - 2), rest + 2, close + 1);
+	} else {
+		snprintf(m, sizeof(m), "%s", rest[0] == ':' ? rest + 2 : rest);
+	}
+	err_set(err, "%s:%d: %s", file, line, m);
+}
+
+static int parse_carveout(struct scenario *sc, const char *file, const cJSON *c,
+			  const struct load_opts *o, struct err *err)
+{
+	struct err e2;
+	const cJSON *kv;
+
+	sc->size = DEFAULT_PAGES * kinfo.page_size;
+	sc->align = kinfo.page_size;
+	sc->guard = DEFAULT_GUARD;
+	if (c && !cJSON_IsObject(c))
+		return err_set(err, "%s: carveout: expected an object", file);
+	cJSON_ArrayForEach(kv, c) {
+		if (!strcmp(kv->string, "size") || !strcmp(kv->string, "guard")) {
+			uint64_t v;
+			if (parse_size_json(kv, &v, &e2))
+				return err_set(err, "%s: carveout: %s: %s", file, kv->string, e2.msg);
+			if (!v || v % kinfo.page_size || v > (1ull << 46))
+				return err_set(err, "%s: carveout: %s: must be a non-zero multiple of the page size, at most 64 TiB",
+					       file, kv->string);
+			*(kv->string[0] == 's' ? &sc->size : &sc->guard) = v;
+		} else if (!strcmp(kv->string, "align")) {
+			uint64_t v = 0;
+			if (cJSON_IsString(kv) && !strcmp(kv->valuestring, "page"))
+				v = kinfo.page_size;
+			else if (parse_size_json(kv, &v, &e2))
+				return err_set(err, "%s: carveout: align: %s", file, e2.msg);
+			if (!v || (v & (v - 1)) || v < kinfo.page_size || v > (1ull << 40))
+				return err_set(err, "%s: carveout: align: must be a power of two from a page to 1 TiB", file);
+			sc->align = v;
+		} else {
+			return err_set(err, "%s: carveout: %s: unknown field (size, align, guard)", file, kv->string);
+		}
+	}
+	if (o->guard)
+		sc->guard = o->guard;
+	return 0;
+}
+
+int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
+		       struct scenario **out, struct err *err)
+{
+	struct scenario *sc = xcalloc(1, sizeof(*sc));
+	const cJSON *kv, *steps = NULL, *carve = NULL;
+	struct sim *sim = NULL;
+
+	sc->file = xstrdup(file);
+	sc->json = json;
+	*out = NULL;
+	if (!cJSON_IsObject(json)) {
+		err_set(err, "%s: expected a JSON object", file);
+		goto fail;
+	}
+	cJSON_ArrayForEach(kv, json) {
+		const char *k = kv->string;
+		if (cJSON_GetObjectItemCaseSensitive(json, k) != kv) {
+			err_set(err, "%s: %s: given twice", file, k);
+			goto fail;
+		}
+		if (!strcmp(k, "anonremap")) {
+			if (!cJSON_IsNumber(kv) || kv->valuedouble != FORMAT_VERSION) {
+				err_set(err, "%s: anonremap: format version must be %d", file, FORMAT_VERSION);
+				goto fail;
+			}
+		} else if (!strcmp(k, "name") || !strcmp(k, "description") || !strcmp(k, "source")) {
+			if (!cJSON_IsString(kv)) {
+				err_set(err, "%s: %s: expected a string", file, k);
+				goto fail;
+			}
+		} else if (!strcmp(k, "requires") || !strcmp(k, "tags")) {
+			const cJSON *it;
+			if (!cJSON_IsArray(kv)) {
+				err_set(err, "%s: %s: expected a list of strings", file, k);
+				goto fail;
+			}
+			cJSON_ArrayForEach(it, kv) {
+				if (!cJSON_IsString(it)) {
+					err_set(err, "%s: %s: expected a list of strings", file, k);
+					goto fail;
+				}
+				if (k[0] == 'r') {
+					int fi = feature_find(it->valuestring);
+					if (fi < 0) {
+						err_set(err, "%s: requires: unknown feature '%s'", file, it->valuestring);
+						goto fail;
+					}
+					sc->requires |= 1u << fi;
+				}
+			}
+		} else if (!strcmp(k, "carveout")) {
+			carve = kv;
+		} else if (!strcmp(k, "steps")) {
+			steps = kv;
+		} else {
+			err_set(err, "%s: %s: unknown field (anonremap, name, description, source, requires, tags, carveout, steps)",
+				file, k);
+			goto fail;
+		}
+	}
+	if (!cJSON_GetObjectItemCaseSensitive(json, "anonremap")) {
+		err_set(err, "%s: anonremap: missing (the format version, 1)", file);
+		goto fail;
+	}
+	if (!cJSON_IsArray(steps)) {
+		err_set(err, "%s: steps: missing (a list of steps)", file);
+		goto fail;
+	}
+	if (parse_carveout(sc, file, carve, o, err))
+		goto fail;
+	const cJSON *nm = cJSON_GetObjectItemCaseSensitive(json, "name");
+	if (nm) {
+		sc->name = xstrdup(nm->valuestring);
+	} else {
+		const char *b = strrchr(file, '/');
+		sc->name = xstrdup(b ? b + 1 : file);
+		char *dot = strrchr(sc->name, '.');
+		if (dot && dot != sc->name)
+			*dot = 0;
+	}
+	int n = cJSON_GetArraySize(steps);
+	if (n > MAX_STEPS) {
+		err_set(err, "%s: steps: %d steps, more than the limit of %d", file, n, MAX_STEPS);
+		goto fail;
+	}
+	sc->steps = xcalloc(n, sizeof(struct step));
+	sc->cap = n;
+	sim = xcalloc(1, sizeof(*sim));
+	const cJSON *js;
+	cJSON_ArrayForEach(js, steps) {
+		struct step *st = &sc->steps[sc->nsteps];
+		struct err e2;
+		if (parse_step(sc, file, js, sc->nsteps, st, err)) {
+			if (o->lines)
+				relocate_error(err, file, sc->nsteps, o->lines[sc->nsteps]);
+			goto fail;
+		}
+		st->line = o->lines ? o->lines[sc->nsteps] : 0;
+		sc->nsteps++;
+		if (check_step(sc, o, sim, st, &e2)) {
+			if (o->lines)
+				err_set(err, "%s:%d: %s: %s", file, st->line, st->op->name, e2.msg);
+			else
+				err_set(err, "%s: step %d (%s): %s", file, st->index, st->op->name, e2.msg);
+			goto fail;
+		}
+	}
+	free(sim);
+	*out = sc;
+	return 0;
+fail:
+	free(sim);
+	sc->json = NULL; /* the caller still owns it */
+	scenario_free(sc);
+	return -1;
+}
+
+void scenario_free(struct scenario *sc)
+{
+	if (!sc)
+		return;
+	/* cap, not nsteps: a step that failed to parse may hold values too */
+	for (int i = 0; i < sc->cap; i++)
+		for (int f = 0; f < FLD__COUNT; f++) {
+			free(sc->steps[i].f[f].s);
+			free(sc->steps[i].f[f].e);
+		}
+	for (int i = 0; i < sc->names.n; i++)
+		free(sc->names.name[i]);
+	cJSON_Delete(sc->json);
+	free(sc->steps);
+	free(sc->file);
+	free(sc->name);
+	free(sc);
+}
+
+/* Read a scenario file ("-" is stdin) that must be a regular file or a pipe. */
+int scenario_load_any(const char *path, const struct load_opts *o, struct scenario **out, struct err *err)
+{
+	struct err e2;
+	struct stat stb;
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : 0;
+	size_t len;
+	cJSON *json;
+
+	*out = NULL;
+	if (fd < 0)
+		return err_set(err, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(fd, &stb) < 0 || S_ISDIR(stb.st_mode) || (fd && !S_ISREG(stb.st_mode))) {
+		if (fd)
+			close(fd);
+		return err_set(err, "%s: not a regular file", path);
+	}
+	if (fd) {
+		int fl = fcntl(fd, F_GETFL);
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
+	char *buf = read_fd_all(fd, MAX_FILE_SIZE, &len, &e2);
+	if (fd)
+		close(fd);
+	if (!buf)
+		return err_set(err, "%s: cannot read: %s", path, e2.msg);
+	/* A file whose content is not a JSON object is the text form. */
+	size_t k = 0;
+	while (k < len && isspace((unsigned char)buf[k]))
+		k++;
+	if (k == len || buf[k] != '{') {
+		int trc;
+		if (memchr(buf, 0, len))
+			trc = err_set(err, "%s: NUL byte in the file", path);
+		else if (utf8_invalid((const unsigned char *)buf, len) >= 0)
+			trc = err_set(err, "%s: invalid UTF-8", path);
+		else
+			trc = textform_parse_buf(path, buf, o, out, err);
+		free(buf);
+		return trc;
+	}
+	int rc = json_parse_located(path, buf, len, &json, err);
+	free(buf);
+	if (rc)
+		return -1;
+	if (scenario_from_json(path, json, o, out, err)) {
+		cJSON_Delete(json);
+		return -1;
+	}
+	return 0;
+}
+
+/* Bundled scenarios: $ANONREMAP_SCENARIO_DIR, next to the binary, or installed. */
+const char *scenario_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("ANONREMAP_SCENARIO_DIR");
+	struct stat stb;
+
+	if (env && *env)
+		return env;
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 32);
+	if (n > 0) {
+		dir[n] = 0;
+		char *slash = strrchr(dir, '/');
+		if (slash) {
+			strcpy(slash, "/scenarios");
+			if (!stat(dir, &stb) && S_ISDIR(stb.st_mode))
+				return dir;
+		}
+	}
+	return SCENARIODIR;
+}
+
+/* A path, or a bundled scenario's name ("mremap_unfaulted_to_faulted"). */
+char *scenario_find(const char *arg)
+{
+	char path[PATH_MAX];
+	struct stat stb;
+
+	if (!strcmp(arg, "-") || strchr(arg, '/') || !stat(arg, &stb))
+		return xstrdup(arg);
+	snprintf(path, sizeof(path), "%s/%s.json", scenario_dir(), arg);
+	if (!stat(path, &stb))
+		return xstrdup(path);
+	return xstrdup(arg);
+}

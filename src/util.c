@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers: allocation that never returns NULL, whole-fd reads and writes. */
+#include "anonremap.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void oom(void)
+{
+	static const char msg[] = "anonremap: out of memory\n";
+	if (write(2, msg, sizeof(msg) - 1) < 0) {
+		/* nothing more to say */
+	}
+	_exit(EXIT_ERROR);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		oom();
+	return p;
+}
+
+int err_set(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e) {
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* Read a whole descriptor, refusing more than max bytes. NUL-terminated. */
+char *read_fd_all(int fd, size_t max, size_t *len, struct err *err)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap + 1);
+
+	for (;;) {
+		if (n == cap) {
+			if (cap >= max) {
+				free(buf);
+				err_set(err, "larger than %zu bytes", max);
+				return NULL;
+			}
+			cap *= 2;
+			char *nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				err_set(err, "out of memory");
+				return NULL;
+			}
+			buf = nb;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err_set(err, "%s", strerror(errno));
+			free(buf);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+int read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = read(fd, (char *)buf + got, len - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : (got ? -EIO : 0);
+		got += r;
+	}
+	return 1;
+}
+
+int write_full(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = write(fd, (const char *)buf + done, len - done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		done += r;
+	}
+	return 0;
+}

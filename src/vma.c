@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* VMA boundaries of a process: PROCMAP_QUERY (6.11+), else parsed /proc/PID/maps. */
+#include "anonremap.h"
+#include "compat.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Set by --maps-parse or ANONREMAP_NO_PROCMAP_QUERY: tests run the old-kernel path. */
+bool force_maps_parse;
+
+void vma_clear(struct vma *v)
+{
+	free(v->name);
+	v->name = NULL;
+}
+
+void vma_free_list(struct vma *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		vma_clear(&v[i]);
+	free(v);
+}
+
+void vma_invalidate(struct vma_src *s)
+{
+	if (s->cached)
+		vma_free_list(s->cache, s->ncache);
+	s->cache = NULL;
+	s->ncache = 0;
+	s->cached = false;
+}
+
+int vma_open(struct vma_src *s, pid_t pid)
+{
+	char path[64];
+	struct procmap_query q = { .size = sizeof(q), .query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA };
+
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0)
+		return -errno;
+	s->query = !force_maps_parse && !getenv("ANONREMAP_NO_PROCMAP_QUERY");
+	if (s->query && ioctl(s->fd, PROCMAP_QUERY, &q) < 0 && errno != ENOENT)
+		s->query = false; /* ENOTTY before 6.11 */
+	return 0;
+}
+
+void vma_close(struct vma_src *s)
+{
+	vma_invalidate(s);
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+static int query_one(struct vma_src *s, uint64_t addr, bool next, struct vma *out)
+{
+	char name[4096 + 64];
+	struct procmap_query q = {
+		.size = sizeof(q),
+		.query_flags = next ? PROCMAP_QUERY_COVERING_OR_NEXT_VMA : 0,
+		.query_addr = addr,
+		.vma_name_addr = (uintptr_t)name,
+		.vma_name_size = sizeof(name),
+	};
+
+	if (ioctl(s->fd, PROCMAP_QUERY, &q) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	out->start = q.vma_start;
+	out->end = q.vma_end;
+	out->offset = q.vma_offset;
+	out->inode = q.inode;
+	out->dev_major = q.dev_major;
+	out->dev_minor = q.dev_minor;
+	out->perms[0] = q.vma_flags & PROCMAP_QUERY_VMA_READABLE ? 'r' : '-';
+	out->perms[1] = q.vma_flags & PROCMAP_QUERY_VMA_WRITABLE ? 'w' : '-';
+	out->perms[2] = q.vma_flags & PROCMAP_QUERY_VMA_EXECUTABLE ? 'x' : '-';
+	out->perms[3] = q.vma_flags & PROCMAP_QUERY_VMA_SHARED ? 's' : 'p';
+	out->perms[4] = 0;
+	out->name = xstrdup(q.vma_name_size ? name : "");
+	return 1;
+}
+
+static int load_cache(struct vma_src *s)
+{
+	if (s->cached)
+		return 0;
+	int rc = maps_parse_fd(s->fd, &s->cache, &s->ncache);
+	if (rc)
+		return rc;
+	s->cached = true;
+	return 0;
+}
+
+static void vma_copy(struct vma *dst, const struct vma *src)
+{
+	*dst = *src;
+	dst->name = xstrdup(src->name ? src->name : "");
+}
+
+int vma_find(struct vma_src *s, uint64_t addr, bool next, struct vma *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s->query)
+		return query_one(s, addr, next, out);
+	int rc = load_cache(s);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < s->ncache; i++) {
+		if (s->cache[i].end <= addr)
+			continue;
+		if (s->cache[i].start <= addr || next) {
+			vma_copy(out, &s->cache[i]);
+			return 1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* Every VMA that intersects [lo, hi). */
+int vma_list(struct vma_src *s, uint64_t lo, uint64_t hi, struct vma **out, size_t *n)
+{
+	size_t cap = 16;
+	struct vma v;
+	uint64_t addr = lo;
+
+	*n = 0;
+	*out = xcalloc(cap, sizeof(struct vma));
+	for (;;) {
+		int rc = vma_find(s, addr, true, &v);
+		if (rc < 0) {
+			vma_free_list(*out, *n);
+			*out = NULL;
+			return rc;
+		}
+		if (rc == 0 || v.start >= hi) {
+			vma_clear(&v);
+			break;
+		}
+		if (*n == cap) {
+			cap *= 2;
+			struct vma *nv = realloc(*out, cap * sizeof(struct vma));
+			if (!nv) {
+				vma_clear(&v);
+				vma_free_list(*out, *n);
+				return -ENOMEM;
+			}
+			*out = nv;
+		}
+		(*out)[(*n)++] = v;
+		if (v.end == 0 || v.end >= hi)
+			break;
+		addr = v.end;
+	}
+	return 0;
+}
+
+/* One line of /proc/PID/maps: "start-end perms offset major:minor inode   name". */
+static int parse_line(const char *line, size_t len, struct vma *v)
+{
+	char buf[256];
+	unsigned long long st, en, off, ino;
+	unsigned maj, min;
+	char perms[8];
+	int used = 0;
+	size_t hl = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
+
+	memcpy(buf, line, hl);
+	buf[hl] = 0;
+	if (sscanf(buf, "%llx-%llx %4s %llx %x:%x %llu%n", &st, &en, perms, &off, &maj, &min, &ino, &used) != 7)
+		return -1;
+	if (strlen(perms) != 4 || st > en)
+		return -1;
+	memset(v, 0, sizeof(*v));
+	v->start = st;
+	v->end = en;
+	memcpy(v->perms, perms, 5);
+	v->offset = off;
+	v->dev_major = maj;
+	v->dev_minor = min;
+	v->inode = ino;
+	/* The name starts after the padding; it may hold spaces of its own. */
+	size_t p = used;
+	while (p < len && line[p] == ' ')
+		p++;
+	v->name = xmalloc(len - p + 1);
+	memcpy(v->name, line + p, len - p);
+	v->name[len - p] = 0;
+	return 0;
+}
+
+int maps_parse_buf(const char *buf, size_t len, struct vma **out, size_t *n)
+{
+	size_t cap = 64;
+	const char *p = buf, *end = buf + len;
+
+	*n = 0;
+	*out = xcalloc(cap, sizeof(struct vma));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (ll) {
+			if (*n == cap) {
+				cap *= 2;
+				struct vma *nv = realloc(*out, cap * sizeof(struct vma));
+				if (!nv) {
+					vma_free_list(*out, *n);
+					*out = NULL;
+					return -ENOMEM;
+				}
+				*out = nv;
+			}
+			if (parse_line(p, ll, &(*out)[*n])) {
+				vma_free_list(*out, *n);
+				*out = NULL;
+				*n = 0;
+				return -EINVAL;
+			}
+			(*n)++;
+		}
+		p += ll + 1;
+	}
+	return 0;
+}
+
+/* The whole file in one buffer, read from offset 0 of fd, as the kernel
+ * produces it; a parse error is -EINVAL. */
+int maps_parse_fd(int fd, struct vma **out, size_t *n)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = xmalloc(cap);
+
+	for (;;) {
+		if (len == cap) {
+			cap *= 2;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		ssize_t r = pread(fd, buf + len, cap - len, len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		len += r;
+	}
+	int rc = maps_parse_buf(buf, len, out, n);
+	free(buf);
+	return rc;
+}
+
+/* The line the kernel would print for this VMA (show_map_vma's format). */
+void vma_maps_line(const struct vma *v, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%08" PRIx64 "-%08" PRIx64 " %s %08" PRIx64 " %02x:%02x %" PRIu64 " ",
+			 v->start, v->end, v->perms, v->offset, v->dev_major, v->dev_minor, v->inode);
+	if (v->name && *v->name && n > 0 && (size_t)n < len) {
+		/* the kernel pads to column 73 before the name */
+		while (n < 73 && (size_t)n < len - 1)
+			buf[n++] = ' ';
+		buf[n] = 0;
+		snprintf(buf + n, len - n, "%s", v->name);
+	}
+	/* no name: the kernel ends the line after the inode and its space */
+}

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Flag and value names: one table per kind, read by the parser and the printers. */
+#include "anonremap.h"
+#include "compat.h"
+#include <ctype.h>
+#include <inttypes.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <strings.h>
+
+#define XLAT(x) { #x, x }
+#define TABLE(var, kindname, pfx, ismask, arr) \
+	const struct xlat_table var = { kindname, pfx, arr, sizeof(arr) / sizeof(arr[0]), ismask }
+
+static const struct xlat prot_items[] = {
+	XLAT(PROT_READ), XLAT(PROT_WRITE), XLAT(PROT_EXEC), XLAT(PROT_SEM),
+	XLAT(PROT_GROWSDOWN), XLAT(PROT_GROWSUP),
+};
+TABLE(xlat_mmap_prot, "prot", "PROT_", true, prot_items);
+
+static const struct xlat mmap_flag_items[] = {
+	XLAT(MAP_SHARED), XLAT(MAP_PRIVATE), XLAT(MAP_SHARED_VALIDATE),
+	XLAT(MAP_DROPPABLE), /* Linux 6.11, see compat.h */
+	XLAT(MAP_FIXED), XLAT(MAP_ANONYMOUS), XLAT(MAP_32BIT),
+	XLAT(MAP_GROWSDOWN), XLAT(MAP_DENYWRITE), XLAT(MAP_EXECUTABLE),
+	XLAT(MAP_LOCKED), XLAT(MAP_NORESERVE), XLAT(MAP_POPULATE),
+	XLAT(MAP_NONBLOCK), XLAT(MAP_STACK), XLAT(MAP_HUGETLB), XLAT(MAP_SYNC),
+	XLAT(MAP_FIXED_NOREPLACE), XLAT(MAP_UNINITIALIZED),
+	{ "MAP_ANON", MAP_ANONYMOUS }, /* alias, after the canonical name */
+};
+TABLE(xlat_mmap_flags, "mmap flag", "MAP_", true, mmap_flag_items);
+
+static const struct xlat mremap_flag_items[] = {
+	XLAT(MREMAP_MAYMOVE), XLAT(MREMAP_FIXED),
+	XLAT(MREMAP_DONTUNMAP),          /* Linux 5.7 */
+	XLAT(MREMAP_RELOCATE_ANON),      /* 8: the RFC series in seeds/, not mainline */
+	XLAT(MREMAP_MUST_RELOCATE_ANON), /* 16: the RFC series in seeds/, not mainline */
+};
+TABLE(xlat_mremap_flags, "mremap flag", "MREMAP_", true, mremap_flag_items);
+
+static const struct xlat madvise_items[] = {
+	XLAT(MADV_NORMAL), XLAT(MADV_RANDOM), XLAT(MADV_SEQUENTIAL),
+	XLAT(MADV_WILLNEED), XLAT(MADV_DONTNEED), XLAT(MADV_FREE),
+	XLAT(MADV_REMOVE), XLAT(MADV_DONTFORK), XLAT(MADV_DOFORK),
+	XLAT(MADV_MERGEABLE), XLAT(MADV_UNMERGEABLE), XLAT(MADV_HUGEPAGE),
+	XLAT(MADV_NOHUGEPAGE), XLAT(MADV_DONTDUMP), XLAT(MADV_DODUMP),
+	XLAT(MADV_WIPEONFORK), XLAT(MADV_KEEPONFORK), XLAT(MADV_COLD),
+	XLAT(MADV_PAGEOUT), XLAT(MADV_POPULATE_READ), XLAT(MADV_POPULATE_WRITE),
+	XLAT(MADV_DONTNEED_LOCKED),
+	XLAT(MADV_COLLAPSE),      /* Linux 6.1 */
+	XLAT(MADV_GUARD_INSTALL), /* Linux 6.13, see compat.h */
+	XLAT(MADV_GUARD_REMOVE),  /* Linux 6.13, see compat.h */
+	XLAT(MADV_HWPOISON), XLAT(MADV_SOFT_OFFLINE),
+};
+TABLE(xlat_madvise, "advice", "MADV_", false, madvise_items);
+
+static const struct xlat prctl_items[] = {
+	{ "PR_SET_THP_DISABLE", PR_SET_THP_DISABLE },
+	{ "PR_GET_THP_DISABLE", PR_GET_THP_DISABLE },
+	{ "PR_SET_MEMORY_MERGE", PR_SET_MEMORY_MERGE }, /* Linux 6.4 */
+	{ "PR_GET_MEMORY_MERGE", PR_GET_MEMORY_MERGE },
+	/* the SPEC's short spellings */
+	{ "PR_THP_DISABLE", PR_SET_THP_DISABLE },
+	{ "PR_MEMORY_MERGE", PR_SET_MEMORY_MERGE },
+};
+TABLE(xlat_prctl, "prctl option", "PR_", false, prctl_items);
+
+/* Compare a user's spelling with a table name: any case, prefix optional. */
+static bool name_matches(const struct xlat_table *t, const char *want, const char *have)
+{
+	size_t pl = strlen(t->prefix);
+
+	if (!strcasecmp(want, have))
+		return true;
+	return !strncasecmp(have, t->prefix, pl) && !strcasecmp(want, have + pl);
+}
+
+int xlat_lookup(const struct xlat_table *t, const char *name, uint64_t *val)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		if (name_matches(t, name, t->items[i].name)) {
+			*val = t->items[i].val;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The first (canonical) name of an exact value, or NULL. */
+const char *xlat_name(const struct xlat_table *t, uint64_t val)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->items[i].val == val)
+			return t->items[i].name;
+	return NULL;
+}
+
+/* Split a mask into known names; bits no name covers are kept as a number. */
+static uint64_t xlat_split(const struct xlat_table *t, uint64_t val,
+			   void (*emit)(void *, const char *), void *ctx)
+{
+	uint64_t rest = val;
+
+	for (size_t i = 0; i < t->n && rest; i++) {
+		uint64_t v = t->items[i].val;
+		if (v && (rest & v) == v) {
+			emit(ctx, t->items[i].name);
+			rest &= ~v;
+		}
+	}
+	return rest;
+}
+
+static void emit_json(void *ctx, const char *name)
+{
+	cJSON_AddItemToArray(ctx, cJSON_CreateString(name));
+}
+
+/* Masks print as a list of names; a single value as its name; else a number. */
+cJSON *xlat_json(const struct xlat_table *t, uint64_t val)
+{
+	char hex[32];
+
+	if (!t->mask) {
+		const char *n = xlat_name(t, val);
+		return n ? cJSON_CreateString(n) : cJSON_CreateNumber((double)val);
+	}
+	cJSON *arr = cJSON_CreateArray();
+	uint64_t rest = xlat_split(t, val, emit_json, arr);
+	if (rest) {
+		hex_format(rest, hex, sizeof(hex));
+		cJSON_AddItemToArray(arr, cJSON_CreateString(hex));
+	}
+	return arr;
+}
+
+struct fmt_ctx {
+	char *buf;
+	size_t len, used;
+};
+
+static void emit_fmt(void *p, const char *name)
+{
+	struct fmt_ctx *c = p;
+	int n = snprintf(c->buf + c->used, c->len - c->used, "%s%s", c->used ? "|" : "", name);
+	if (n > 0 && (size_t)n < c->len - c->used)
+		c->used += n;
+}
+
+void xlat_format(const struct xlat_table *t, uint64_t val, char *buf, size_t len)
+{
+	struct fmt_ctx c = { buf, len, 0 };
+	char hex[32];
+
+	buf[0] = 0;
+	if (!t->mask) {
+		const char *n = xlat_name(t, val);
+		if (n)
+			snprintf(buf, len, "%s", n);
+		else
+			snprintf(buf, len, "%" PRIu64, val);
+		return;
+	}
+	uint64_t rest = xlat_split(t, val, emit_fmt, &c);
+	if (rest || !val) {
+		hex_format(rest, hex, sizeof(hex));
+		emit_fmt(&c, hex);
+	}
+}
+
+static int lev(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int d[64 + 1][64 + 1];
+
+	if (la > 64 || lb > 64)
+		return 99;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			int c = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			int m = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < m)
+				m = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + c < m)
+				m = d[i - 1][j - 1] + c;
+			d[i][j] = m;
+		}
+	return d[la][lb];
+}
+
+/* The known name closest to a misspelling, compared without prefixes. */
+const char *xlat_nearest(const struct xlat_table *t, const char *name)
+{
+	size_t pl = strlen(t->prefix);
+	const char *best = NULL;
+	int bestd = 4;
+
+	if (!strncasecmp(name, t->prefix, pl))
+		name += pl;
+	for (size_t i = 0; i < t->n; i++) {
+		const char *cand = t->items[i].name;
+		if (!strncasecmp(cand, t->prefix, pl))
+			cand += pl;
+		int d = lev(name, cand);
+		if (d < bestd) {
+			bestd = d;
+			best = t->items[i].name;
+		}
+	}
+	return best;
+}
+
+/* errno and signal names come from glibc: no table of our own. */
+int errno_lookup(const char *name, int *val)
+{
+	for (int e = 1; e < 4096; e++) {
+		const char *n = strerrorname_np(e);
+		if (n && !strcasecmp(n, name)) {
+			*val = e;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *errno_name(int e)
+{
+	const char *n = strerrorname_np(e);
+	return n ? n : "E?";
+}
+
+int signal_lookup(const char *name, int *val)
+{
+	if (!strncasecmp(name, "SIG", 3))
+		name += 3;
+	for (int s = 1; s < NSIG; s++) {
+		const char *n = sigabbrev_np(s);
+		if (n && !strcasecmp(n, name)) {
+			*val = s;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *signal_name(int s, char *buf, size_t len)
+{
+	const char *n = sigabbrev_np(s);
+	if (n)
+		snprintf(buf, len, "SIG%s", n);
+	else
+		snprintf(buf, len, "SIG%d", s);
+	return buf;
+}
