@@ -310,6 +310,7 @@ struct run {
 	uint64_t base, size, guard;
 	struct binding bind[MAX_REGIONS];
 	struct vma_src vs;
+	struct counters *ctr;  /* at the scenario's start */
 	cJSON *res, *steps, *dumps, *expects;
 	int failed;            /* failed expectations */
 	bool stop;             /* a failed step ends the scenario */
@@ -338,6 +339,13 @@ int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_
 struct smaps_table *smaps_load(pid_t pid, struct err *err);
 void smaps_free(struct smaps_table *t);
 void smaps_add_json(const struct smaps_table *t, uint64_t start, cJSON *v);
+
+/* counters.c: libproc2 */
+struct counters;
+struct counters *counters_new(void);
+void counters_snapshot(struct counters *c);
+cJSON *counters_delta_json(const struct counters *base);
+cJSON *process_totals_json(pid_t pid);
 
 /* dump.c */
 struct dump_opts {

@@ -23,7 +23,17 @@ static int dump_after(struct run *r, struct step *st, const struct call *c,
 	cJSON_AddStringToObject(d, "scope", all ? "all" : "carveout");
 	cJSON_AddStringToObject(d, "source", r->vs.query ? "procmap_query" : "maps");
 	cJSON_AddNumberToObject(d, "vma_count", cJSON_GetArraySize(vmas));
+	cJSON_AddStringToObject(d, "kpageflags", kpageflags_status());
 	cJSON_AddItemToObject(d, "vmas", vmas);
+	/* the process as a whole: all its VMAs, and libproc2's totals */
+	struct vma *every;
+	size_t nall;
+	if (!vma_list(&r->vs, 0, UINT64_MAX, &every, &nall)) {
+		cJSON_AddNumberToObject(d, "process_vma_count", (double)nall);
+		vma_free_list(every, nall);
+	}
+	cJSON_AddItemToObject(d, "process", process_totals_json(r->pid));
+	cJSON_AddItemToObject(d, "kernel_counters", counters_delta_json(r->ctr));
 	cJSON_AddItemToArray(r->dumps, d);
 	return 0;
 }

@@ -316,6 +316,8 @@ cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status)
 		free(r);
 		return res;
 	}
+	r->ctr = counters_new();
+	counters_snapshot(r->ctr);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -334,6 +336,7 @@ cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status)
 		set_status(res, "error", why);
 		*status = EXIT_ERROR;
 		reap_all(r);
+		free(r->ctr);
 		free(r);
 		return res;
 	}
@@ -496,6 +499,7 @@ cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status)
 		cJSON_AddTrueToObject(res, "interrupted");
 	vma_close(&r->vs);
 	reap_all(r);
+	free(r->ctr);
 	free(r);
 	return res;
 }
