@@ -296,6 +296,7 @@ struct binding {
 };
 struct run_opts {
 	double timeout;
+	uint64_t max_rss_kb;   /* the watchdog kills a scenario process above it */
 	bool keep_going;
 	bool all_vmas;
 	bool allow_outside;
@@ -313,6 +314,7 @@ struct run {
 	struct counters *ctr;  /* at the scenario's start */
 	cJSON *res, *steps, *dumps, *expects;
 	int failed;            /* failed expectations */
+	long rss_killed;       /* the watchdog killed it at this RSS (kB) */
 	bool stop;             /* a failed step ends the scenario */
 };
 int run_resolve(struct run *r, const struct step *st, enum field_id id, uint64_t *out, struct err *err);
@@ -346,6 +348,9 @@ struct counters *counters_new(void);
 void counters_snapshot(struct counters *c);
 cJSON *counters_delta_json(const struct counters *base);
 cJSON *process_totals_json(pid_t pid);
+long process_rss_kb(pid_t pid);
+long counters_oom_kills(const struct counters *base);
+unsigned long mem_total_kb(void);
 
 /* dump.c */
 struct dump_opts {

@@ -16,6 +16,7 @@ struct run_args {
 	int nfiles;
 	char **steps;     /* -e */
 	int nsteps;
+	bool rss_set;
 };
 
 static const struct argp_option run_options[] = {
@@ -27,6 +28,7 @@ static const struct argp_option run_options[] = {
 	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 0 },
 	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 0 },
 	{ "execute", 'e', "STEP", 0, "a step in the text form (repeatable)", 0 },
+	{ "max-rss", 'm', "SIZE", 0, "kill a scenario process whose RSS exceeds SIZE (default: half of RAM; 0: no limit)", 0 },
 	{ 0 }
 };
 
@@ -75,6 +77,12 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	case 'g':
 		if (size_parse(arg, &a->lo.guard, &err) || !a->lo.guard || a->lo.guard % kinfo.page_size)
 			argp_error(state, "--guard: '%s' is not a non-zero multiple of the page size", arg);
+		return 0;
+	case 'm':
+		if (size_parse(arg, &a->ro.max_rss_kb, &err))
+			argp_error(state, "--max-rss: %s", err.msg);
+		a->ro.max_rss_kb /= 1024;
+		a->rss_set = true;
 		return 0;
 	case 'e':
 		a->steps = realloc(a->steps, (a->nsteps + 1) * sizeof(char *));
@@ -172,6 +180,8 @@ int cmd_run(int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;
+	if (!a.rss_set)
+		a.ro.max_rss_kb = mem_total_kb() / 2;
 	int n = a.nsteps ? 1 : a.nfiles;
 	struct scenario **scs = xcalloc(n, sizeof(*scs));
 	if (a.nsteps) {

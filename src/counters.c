@@ -4,6 +4,7 @@
 #include "anonremap.h"
 #include <errno.h>
 #include <string.h>
+#include <libproc2/meminfo.h>
 #include <libproc2/pids.h>
 #include <libproc2/slabinfo.h>
 #include <libproc2/vmstat.h>
@@ -132,4 +133,41 @@ cJSON *process_totals_json(pid_t pid)
 	}
 	procps_pids_unref(&pi);
 	return o;
+}
+
+/* Resident set of one process in kB (status: VmRSS), or -1. */
+long process_rss_kb(pid_t pid)
+{
+	static struct pids_info *pi;
+	static enum pids_item items[] = { PIDS_VM_RSS };
+	unsigned p = pid;
+
+	if (!pi && procps_pids_new(&pi, items, 1) < 0)
+		return -1;
+	struct pids_fetch *f = procps_pids_select(pi, &p, 1, PIDS_SELECT_PID);
+	if (!f || !f->counts || f->counts->total < 1)
+		return -1;
+	return (long)PIDS_VAL(0, ul_int, f->stacks[0], pi);
+}
+
+/* How many OOM kills happened since the snapshot (system-wide). */
+long counters_oom_kills(const struct counters *base)
+{
+	struct vmstat_info *vi = NULL;
+	if (!base->vm_ok || procps_vmstat_new(&vi) < 0)
+		return -1;
+	unsigned long now = VMSTAT_GET(vi, VMSTAT_OOM_KILL, ul_int);
+	procps_vmstat_unref(&vi);
+	return (long)(now - base->vm[NVM - 1]);
+}
+
+/* MemTotal in kB, for the default --max-rss. */
+unsigned long mem_total_kb(void)
+{
+	struct meminfo_info *mi = NULL;
+	if (procps_meminfo_new(&mi) < 0)
+		return 0;
+	unsigned long kb = MEMINFO_GET(mi, MEMINFO_MEM_TOTAL, ul_int);
+	procps_meminfo_unref(&mi);
+	return kb;
 }

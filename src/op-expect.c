@@ -10,13 +10,13 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		enum field_id need[2];
 		enum field_id allow[3];
 	} shapes[] = {
-		{ FLD_VMA, { FLD_START, FLD_END }, { FLD__COUNT } },
-		{ FLD_SAME_VMA, { FLD__COUNT }, { FLD__COUNT } },
-		{ FLD_DIFFERENT_VMA, { FLD__COUNT }, { FLD__COUNT } },
-		{ FLD_VMA_COUNT, { FLD__COUNT }, { FLD_FROM, FLD_TO, FLD__COUNT } },
-		{ FLD_MAPPED, { FLD_AT, FLD__COUNT }, { FLD__COUNT } },
-		{ FLD_FAULTED, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT } },
-		{ FLD_THP, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT } },
+		{ FLD_VMA, { FLD_START, FLD_END }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_SAME_VMA, { FLD__COUNT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_DIFFERENT_VMA, { FLD__COUNT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_VMA_COUNT, { FLD__COUNT, FLD__COUNT }, { FLD_FROM, FLD_TO, FLD__COUNT } },
+		{ FLD_MAPPED, { FLD_AT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_FAULTED, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
+		{ FLD_THP, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
 	};
 	int found = -1;
 

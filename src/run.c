@@ -135,30 +135,44 @@ static enum wait_result wait_reply(struct run *r, double deadline, struct reply 
 			return WAIT_TIMEOUT;
 		}
 		struct pollfd pfd = { .fd = r->rep_fd, .events = POLLIN };
-		int pr = poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
+		int pr = poll(&pfd, 1, left > 0.02 ? 20 : (int)(left * 1000) + 1);
 		if (pr < 0 && errno == EINTR)
 			continue;
+		if (pr == 0 && r->opts->max_rss_kb) {
+			/* a slow step: make sure it is not a runaway fault loop */
+			long kb = process_rss_kb(r->pid);
+			if (kb > 0 && (uint64_t)kb > r->opts->max_rss_kb) {
+				kill(-r->pgid, SIGKILL);
+				r->rss_killed = kb;
+			}
+		}
 		if (pr <= 0)
 			continue;
 		int rc = read_full(r->rep_fd, rep, sizeof(*rep));
 		if (rc > 0 && rep->kind != REPLY_CHILD_EXIT)
 			return WAIT_OK;
-		if (rc > 0) {
-			char d[96];
-			describe_status(rep->status, d, sizeof(d));
-			snprintf(why, wlen, "scenario process %d %s", (int)rep->pid, d);
-			return WAIT_DIED;
-		}
+		char d[96], cause[160] = "";
 		int st = 0;
-		pid_t w = waitpid(r->first_pid, &st, 0);
-		char d[96];
-		if (w == r->first_pid)
+		pid_t who = r->pid;
+		if (rc > 0) {
+			st = rep->status;
+			who = rep->pid;
 			describe_status(st, d, sizeof(d));
-		else
-			snprintf(d, sizeof(d), "closed its pipe");
-		snprintf(why, wlen, "scenario process %d %s", (int)r->pid, d);
-		if (w == r->first_pid)
-			r->first_pid = -1;
+		} else {
+			pid_t w = waitpid(r->first_pid, &st, 0);
+			if (w == r->first_pid) {
+				describe_status(st, d, sizeof(d));
+				r->first_pid = -1;
+			} else {
+				snprintf(d, sizeof(d), "closed its pipe");
+			}
+		}
+		if (r->rss_killed)
+			snprintf(cause, sizeof(cause), " by anonremap: its RSS reached %ld kB, over --max-rss of %" PRIu64 " kB",
+				 r->rss_killed, r->opts->max_rss_kb);
+		else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && counters_oom_kills(r->ctr) > 0)
+			snprintf(cause, sizeof(cause), " (the OOM killer: oom_kill rose by %ld)", counters_oom_kills(r->ctr));
+		snprintf(why, wlen, "scenario process %d %s%s", (int)who, d, cause);
 		return WAIT_DIED;
 	}
 }

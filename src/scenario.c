@@ -840,7 +840,11 @@ const char *scenario_dir(void)
 		dir[n] = 0;
 		char *slash = strrchr(dir, '/');
 		if (slash) {
+			/* the build tree, then an installed tree wherever it was put (DESTDIR) */
 			strcpy(slash, "/scenarios");
+			if (!stat(dir, &stb) && S_ISDIR(stb.st_mode))
+				return dir;
+			strcpy(slash, "/../share/" PACKAGE_TARNAME "/scenarios");
 			if (!stat(dir, &stb) && S_ISDIR(stb.st_mode))
 				return dir;
 		}
