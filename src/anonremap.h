@@ -216,6 +216,7 @@ int textform_parse_buf(const char *file, char *buf, const struct load_opts *o,
 		       struct scenario **out, struct err *err);
 int textform_from_args(char **steps, int n, const struct load_opts *o, struct scenario **out, struct err *err);
 cJSON *textform_step(const char *line, struct err *err);
+int textform_merge_line(cJSON *doc, char *line, struct err *err);
 
 /* features.c */
 struct feature_state {
@@ -314,6 +315,10 @@ struct run {
 	struct counters *ctr;  /* at the scenario's start */
 	cJSON *res, *steps, *dumps, *expects;
 	int failed;            /* failed expectations */
+	int wr;                /* enum wait_result of the last wait */
+	double deadline;
+	const char *final, *reason;
+	char why[512], rbuf[700];
 	long rss_killed;       /* the watchdog killed it at this RSS (kB) */
 	bool stop;             /* a failed step ends the scenario */
 };
@@ -322,6 +327,10 @@ int run_range(struct run *r, const struct step *st, uint64_t *addr, uint64_t *le
 	      uint64_t def_len, struct err *err);
 void run_addr_json(struct run *r, cJSON *obj, const char *key, uint64_t addr);
 cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status);
+struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res);
+int run_step(struct run *r, int i, cJSON **sres);
+int run_end(struct run *r);
+double run_now(void);
 extern volatile int run_interrupted;
 const char *region_of(struct run *r, uint64_t start, uint64_t end, cJSON **list);
 
@@ -335,7 +344,13 @@ int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out);
 int kpageflags_read(uint64_t pfn, uint64_t *flags);
 
 /* smaps.c */
-struct smaps_entry;
+/* One parsed smaps entry; sizes in kB as the kernel prints them. */
+struct smaps_entry {
+	uint64_t start, end;
+	uint64_t rss, anon, anon_huge, swap, locked;
+	int thp_eligible;  /* -1: no THPeligible line */
+	char vm_flags[128];
+};
 struct smaps_table;
 int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_t *n);
 struct smaps_table *smaps_load(pid_t pid, struct err *err);
@@ -369,6 +384,8 @@ enum out_format { OUT_JSON, OUT_TEXT, OUT_KTAP };
 int out_write(cJSON *doc, enum out_format f, FILE *fp);
 int out_json(cJSON *doc, FILE *fp);
 int out_text(cJSON *doc, FILE *fp);
+void out_text_step(FILE *fp, cJSON *step, cJSON *expects);
+void out_text_dump(FILE *fp, cJSON *dump);
 int out_ktap(cJSON *doc, FILE *fp);
 int out_to_file(cJSON *doc, enum out_format f, const char *path, struct err *err);
 
@@ -386,6 +403,7 @@ int cmd_check(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_maps(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_shell(int argc, char **argv);
 int parse_format(const char *arg, enum out_format *f);
 cJSON *result_new(void);
 int result_finish(cJSON *doc);

@@ -20,6 +20,7 @@ static const struct command {
 	{ "probe", cmd_probe, "what this kernel supports" },
 	{ "maps", cmd_maps, "dump the VMA state of a live process" },
 	{ "list", cmd_list, "list the bundled scenario library" },
+	{ "shell", cmd_shell, "one live scenario process, steps read from stdin" },
 	{ NULL, NULL, NULL },
 };
 
@@ -53,7 +54,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return EINVAL;
 	case ARGP_KEY_END:
 		if (!g->cmd)
-			argp_error(state, "a command is needed: run, check, probe, maps or list");
+			argp_error(state, "a command is needed: run, check, probe, maps, list or shell");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -70,6 +71,8 @@ static const char doc[] =
 	"  probe                        what this kernel supports\n"
 	"  maps PID                     dump the VMA state of a live process\n"
 	"  list                         list the bundled scenario library\n"
+	"  shell                        one live scenario process, steps from stdin\n"
+	"  shell                        one live scenario process, steps from stdin\n"
 	"\n'anonremap COMMAND --help' describes each command. Exit status: 0 pass, "
 	"1 an expectation failed, 2 usage error or invalid scenario, 3 the scenario "
 	"process died or hung, or an internal error, 4 every scenario was skipped.";

@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Text writer: steps one line each, then each dump as a table. */
+/* Text writer: steps one line each, each dump drawn as the selftests draw
+ * layouts in their comments, then a table of its VMAs. */
 #include "anonremap.h"
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define GAP_NEAR_PAGES 16 /* a gap up to this is drawn as spaces, beyond it as a zig-zag */
+#define BOX_MIN 11        /* "-----------", as merge.c draws a 5-page VMA */
+
+static bool colour;
 
 static const char *str(cJSON *o, const char *k)
 {
@@ -14,6 +21,19 @@ static double num(cJSON *o, const char *k)
 {
 	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
 	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *paint(const char *what)
+{
+	if (!colour)
+		return "";
+	if (!strcmp(what, "ok") || !strcmp(what, "pass"))
+		return "\033[32m";
+	if (!strcmp(what, "skip"))
+		return "\033[33m";
+	if (!strcmp(what, "off"))
+		return "\033[0m";
+	return "\033[31m";
 }
 
 /* Compact "key=value" arguments, relative addresses preferred. */
@@ -45,17 +65,42 @@ static void print_args(FILE *fp, cJSON *args)
 		} else if (cJSON_IsString(a)) {
 			fputs(a->valuestring, fp);
 		} else if (cJSON_IsNumber(a)) {
-			fprintf(fp, "%.0f", a->valuedouble);
+			double v = a->valuedouble;
+			if (v >= 4096 && !strcmp(a->string + (kl > 3 ? kl - 3 : 0), "len"))
+				fprintf(fp, "%.0fp", v / 4096);
+			else
+				fprintf(fp, "%.0f", v);
 		}
 	}
 }
 
-static void print_step(FILE *fp, cJSON *s)
+static cJSON *expectation_of(cJSON *expects, double step)
+{
+	cJSON *e;
+	cJSON_ArrayForEach(e, expects)
+		if (num(e, "step") == step)
+			return e;
+	return NULL;
+}
+
+/* "[ 6] mremap old_address=... = carveout+6p (7291 ns)" */
+void out_text_step(FILE *fp, cJSON *s, cJSON *expects)
 {
 	cJSON *ret = cJSON_GetObjectItem(s, "ret"), *sig = cJSON_GetObjectItem(s, "signal");
 	const char *st = str(s, "status");
 
 	fprintf(fp, "  [%2.0f] %-8s ", num(s, "index"), str(s, "op"));
+	if (!strcmp(str(s, "op"), "expect")) {
+		cJSON *e = expectation_of(expects, num(s, "index"));
+		if (e) {
+			bool ok = cJSON_IsTrue(cJSON_GetObjectItem(e, "ok"));
+			fprintf(fp, "%s: %s%s%s\n", str(e, "expected"), paint(ok ? "ok" : "fail"), ok ? "ok" : "FAILED",
+				paint("off"));
+			if (!ok)
+				fprintf(fp, "         found: %s\n", str(e, "found"));
+			return;
+		}
+	}
 	print_args(fp, cJSON_GetObjectItem(s, "args"));
 	if (ret) {
 		const char *rr = str(s, "ret_rel");
@@ -69,77 +114,206 @@ static void print_step(FILE *fp, cJSON *s)
 	}
 	if (cJSON_IsObject(sig))
 		fprintf(fp, " %s at %s", str(sig, "name"), str(sig, "rel"));
-	if (strcmp(st, "ok"))
-		fprintf(fp, "  ** %s%s%s", st, *str(s, "failure") ? ": " : "", str(s, "failure"));
+	if (*st && strcmp(st, "ok"))
+		fprintf(fp, "  %s** %s%s%s%s", paint(st), st, *str(s, "failure") ? ": " : "", str(s, "failure"),
+			paint("off"));
 	if (*str(s, "error"))
-		fprintf(fp, "  ** %s", str(s, "error"));
+		fprintf(fp, "  %s** %s%s", paint("error"), str(s, "error"), paint("off"));
 	fputc('\n', fp);
 }
 
-static void print_region(FILE *fp, cJSON *reg)
+static void region_text(cJSON *reg, char *buf, size_t len)
 {
+	buf[0] = 0;
 	if (cJSON_IsString(reg)) {
-		fprintf(fp, "%-12s", reg->valuestring);
+		snprintf(buf, len, "%s", reg->valuestring);
 	} else if (cJSON_IsArray(reg)) {
-		char buf[128] = "";
 		cJSON *it;
 		cJSON_ArrayForEach(it, reg)
-			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", *buf ? "+" : "", it->valuestring);
-		fprintf(fp, "%-12s", buf);
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? "+" : "", it->valuestring);
 	} else {
-		fprintf(fp, "%-12s", "-");
+		snprintf(buf, len, "-");
 	}
 }
 
-static void print_dump(FILE *fp, cJSON *d)
+/* The drawn VMAs are the scenario's own: not the PROT_NONE filler. */
+static bool drawn(cJSON *v)
 {
+	cJSON *reg = cJSON_GetObjectItem(v, "region");
+	if (cJSON_IsArray(reg))
+		return true;
+	if (!cJSON_IsString(reg))
+		return false;
+	return strcmp(reg->valuestring, "carveout") && strcmp(reg->valuestring, "guard");
+}
+
+static bool faulted(const char *ps)
+{
+	for (; *ps; ps++)
+		if (*ps == 'x' || *ps == 's' || *ps == 'H' || *ps == 'w')
+			return true;
+	return false;
+}
+
+static long rel_pages(const char *rel, bool end)
+{
+	/* "carveout+1p..carveout+11p": the offset in pages of start or end */
+	const char *p = end ? strstr(rel, "..") : rel;
+	if (!p)
+		return 0;
+	if (end)
+		p += 2;
+	p += strlen("carveout");
+	if (!*p || *p == '.')
+		return 0;
+	long sign = *p == '-' ? -1 : 1;
+	return sign * strtol(p + 1, NULL, 0);
+}
+
+static void centre(char *out, size_t width, const char *s)
+{
+	size_t l = strlen(s);
+	if (l > width)
+		l = width;
+	size_t left = (width - l) / 2;
+	memset(out, ' ', width);
+	memcpy(out + left, s, l);
+	out[width] = 0;
+}
+
+struct box {
+	char label[16], names[96], perms[8];
+	size_t w;
+	int gap; /* before this box: 0 adjacent, 1 near, 2 far */
+};
+
+/* The picture: perms above where they differ, boxes, names below. */
+static void draw(FILE *fp, cJSON *vmas)
+{
+	struct box b[64];
+	int n = 0;
+	long prev_end = 0;
+	bool perms_differ = false;
 	cJSON *v;
 
-	fprintf(fp, "  dump after step %.0f%s%s (pid %.0f, %.0f VMAs)\n", num(d, "after_step"),
-		*str(d, "label") ? ": " : "", str(d, "label"), num(d, "pid"), num(d, "vma_count"));
-	fprintf(fp, "    %-40s %7s %-4s %-12s %s\n", "range", "pages", "perm", "region", "pages_state");
-	cJSON_ArrayForEach(v, cJSON_GetObjectItem(d, "vmas")) {
+	cJSON_ArrayForEach(v, vmas) {
+		if (!drawn(v) || n == 64)
+			continue;
+		struct box *x = &b[n];
 		const char *rel = str(v, "rel");
-		char range[80];
-		snprintf(range, sizeof(range), "%s", *rel ? rel : str(v, "start"));
-		fprintf(fp, "    %-40s %7.0f %-4s ", range, num(v, "pages"), str(v, "perms"));
-		print_region(fp, cJSON_GetObjectItem(v, "region"));
+		snprintf(x->label, sizeof(x->label), "%s", faulted(str(v, "pages_state")) ? "faulted" : "unfaulted");
+		region_text(cJSON_GetObjectItem(v, "region"), x->names, sizeof(x->names));
+		snprintf(x->perms, sizeof(x->perms), "%.3s", str(v, "perms"));
+		/* a merge of k regions is drawn as wide as k boxes, as the selftests do */
+		cJSON *reg = cJSON_GetObjectItem(v, "region");
+		int k = cJSON_IsArray(reg) ? cJSON_GetArraySize(reg) : 1;
+		x->w = BOX_MIN * k + (k - 1);
+		if (strlen(x->names) + 2 > x->w)
+			x->w = strlen(x->names) + 2;
+		long s = rel_pages(rel, false);
+		x->gap = !n ? 0 : s == prev_end ? 0 : s - prev_end <= GAP_NEAR_PAGES ? 1 : 2;
+		prev_end = rel_pages(rel, true);
+		if (n && strcmp(x->perms, b[0].perms))
+			perms_differ = true;
+		n++;
+	}
+	if (!n)
+		return;
+	/* rows: 0 perms, 1 zig-zag top, 2 border, 3 label, 4 border, 5 names */
+	char row[6][2048];
+	for (int r = 0; r < 6; r++)
+		row[r][0] = 0;
+	for (int i = 0; i < n; i++) {
+		char cell[128];
+		const char *gap5[6] = { "     ", "  \\  ", "  /  ", "  \\  ", "  /  ", "  \\  " };
+		if (b[i].gap == 2) {
+			for (int r = 0; r < 6; r++)
+				strcat(row[r], r == 0 ? "     " : gap5[r]);
+		} else if (b[i].gap == 1) {
+			for (int r = 0; r < 6; r++)
+				strcat(row[r], "  ");
+		}
+		size_t w = b[i].w;
+		bool open = i == 0 || b[i].gap;
+		/* adjacent boxes share their wall */
+		centre(cell, w, b[i].perms);
+		snprintf(row[0] + strlen(row[0]), 2048 - strlen(row[0]), "%s%s ", open ? " " : "", cell);
+		snprintf(row[1] + strlen(row[1]), 2048 - strlen(row[1]), "%*s", (int)(w + 1 + open), "");
+		memset(cell, '-', w);
+		cell[w] = 0;
+		snprintf(row[2] + strlen(row[2]), 2048 - strlen(row[2]), "%s%s|", open ? "|" : "", cell);
+		snprintf(row[4] + strlen(row[4]), 2048 - strlen(row[4]), "%s%s|", open ? "|" : "", cell);
+		centre(cell, w, b[i].label);
+		snprintf(row[3] + strlen(row[3]), 2048 - strlen(row[3]), "%s%s|", open ? "|" : "", cell);
+		centre(cell, w, b[i].names);
+		snprintf(row[5] + strlen(row[5]), 2048 - strlen(row[5]), "%s%s ", open ? " " : "", cell);
+	}
+	for (int r = 0; r < 6; r++) {
+		if (r == 0 && !perms_differ)
+			continue;
+		/* the zig-zag's top row only exists where there is a far gap */
+		char *e = row[r] + strlen(row[r]);
+		while (e > row[r] && e[-1] == ' ')
+			*--e = 0;
+		if (!*row[r])
+			continue;
+		fprintf(fp, "    %s\n", row[r]);
+	}
+}
+
+void out_text_dump(FILE *fp, cJSON *d)
+{
+	cJSON *v, *vmas = cJSON_GetObjectItem(d, "vmas");
+
+	fprintf(fp, "\n  dump after step %.0f%s%s: %.0f VMAs\n\n", num(d, "after_step"),
+		*str(d, "label") ? ", " : "", str(d, "label"), num(d, "vma_count"));
+	draw(fp, vmas);
+	fprintf(fp, "\n    %-36s %7s %-4s %-14s %s\n", "range", "pages", "perm", "region", "pages_state");
+	cJSON_ArrayForEach(v, vmas) {
+		const char *rel = str(v, "rel");
+		char reg[96];
+		region_text(cJSON_GetObjectItem(v, "region"), reg, sizeof(reg));
+		fprintf(fp, "    %-36s %7.0f %-4s %-14s ", *rel ? rel : str(v, "start"), num(v, "pages"),
+			str(v, "perms"), reg);
 		const char *ps = str(v, "pages_state");
-		fprintf(fp, " %.60s%s\n", ps, strlen(ps) > 60 ? "..." : "");
+		fprintf(fp, "%.48s%s\n", ps, strlen(ps) > 48 ? "..." : "");
+	}
+	fputc('\n', fp);
+}
+
+static void out_text_scenario(FILE *fp, cJSON *sc)
+{
+	cJSON *x;
+	const char *st = str(sc, "status");
+
+	fprintf(fp, "\n%s: %s%s%s", str(sc, "name"), paint(st), st, paint("off"));
+	if (*str(sc, "reason"))
+		fprintf(fp, " (%s)", str(sc, "reason"));
+	fputc('\n', fp);
+	cJSON *c = cJSON_GetObjectItem(sc, "carveout");
+	if (cJSON_GetObjectItem(c, "pages"))
+		fprintf(fp, "  carveout: %.0f pages, guard %.0f pages each side\n", num(c, "pages"), num(c, "guard_pages"));
+	int di = 0;
+	cJSON *dumps = cJSON_GetObjectItem(sc, "dumps"), *expects = cJSON_GetObjectItem(sc, "expectations");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sc, "steps")) {
+		out_text_step(fp, x, expects);
+		cJSON *d = cJSON_GetArrayItem(dumps, di);
+		if (d && num(d, "after_step") == num(x, "index")) {
+			out_text_dump(fp, d);
+			di++;
+		}
 	}
 }
 
 int out_text(cJSON *doc, FILE *fp)
 {
-	cJSON *sc, *x;
+	cJSON *sc;
 	cJSON *k = cJSON_GetObjectItem(doc, "kernel");
 
+	colour = isatty(fileno(fp)) && !getenv("NO_COLOR");
 	fprintf(fp, "anonremap %s on Linux %s\n", str(doc, "version"), str(k, "release"));
-	cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc, "scenarios")) {
-		fprintf(fp, "\n%s: %s", str(sc, "name"), str(sc, "status"));
-		if (*str(sc, "reason"))
-			fprintf(fp, " (%s)", str(sc, "reason"));
-		fputc('\n', fp);
-		cJSON *c = cJSON_GetObjectItem(sc, "carveout");
-		if (c)
-			fprintf(fp, "  carveout %s-%s (%.0f pages)\n", str(c, "start"), str(c, "end"), num(c, "pages"));
-		int di = 0;
-		cJSON *dumps = cJSON_GetObjectItem(sc, "dumps");
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(sc, "steps")) {
-			print_step(fp, x);
-			cJSON *d = cJSON_GetArrayItem(dumps, di);
-			if (d && num(d, "after_step") == num(x, "index")) {
-				print_dump(fp, d);
-				di++;
-			}
-		}
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(sc, "expectations")) {
-			bool ok = cJSON_IsTrue(cJSON_GetObjectItem(x, "ok"));
-			fprintf(fp, "  expect [%.0f] %s: %s\n", num(x, "step"), str(x, "check"), ok ? "ok" : "FAILED");
-			if (!ok)
-				fprintf(fp, "    expected: %s\n    found:    %s\n", str(x, "expected"), str(x, "found"));
-		}
-	}
+	cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc, "scenarios"))
+		out_text_scenario(fp, sc);
 	cJSON *s = cJSON_GetObjectItem(doc, "summary");
 	if (s)
 		fprintf(fp, "\nsummary: %.0f pass, %.0f fail, %.0f skip, %.0f error\n", num(s, "pass"), num(s, "fail"),

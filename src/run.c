@@ -106,6 +106,11 @@ static double mono(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+double run_now(void)
+{
+	return mono();
+}
+
 static void describe_status(int st, char *buf, size_t len)
 {
 	char sig[32];
@@ -297,19 +302,23 @@ static cJSON *new_result(struct scenario *sc)
 	return res;
 }
 
-cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status)
+/* Fork the scenario process and wait until its carveout exists. NULL with
+ * *res set when the scenario ends before it starts (skip, error). */
+struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **resp)
 {
 	struct run *r = xcalloc(1, sizeof(*r));
 	cJSON *res = new_result(sc);
 	char why[512];
 	int cmdp[2], repp[2];
+	struct reply rep;
 
+	*resp = res;
+	r->res = res;
 	r->sc = sc;
 	r->opts = o;
 	r->cmd_fd = r->rep_fd = -1;
 	r->vs.fd = -1;
-	*status = EXIT_PASS;
-
+	r->final = "pass";
 	for (int f = 0; f < FEAT__COUNT; f++) {
 		if (!(sc->requires & (1u << f)))
 			continue;
@@ -317,18 +326,23 @@ cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status)
 		if (!fs->ok) {
 			snprintf(why, sizeof(why), "requires %s: %s", feature_names[f], fs->reason);
 			set_status(res, "skip", why);
-			*status = EXIT_SKIP;
 			free(r);
-			return res;
+			return NULL;
 		}
 	}
-
-	if (pipe2(cmdp, O_CLOEXEC) || pipe2(repp, O_CLOEXEC)) {
+	if (pipe2(cmdp, O_CLOEXEC)) {
 		snprintf(why, sizeof(why), "pipe: %s", strerror(errno));
 		set_status(res, "error", why);
-		*status = EXIT_ERROR;
 		free(r);
-		return res;
+		return NULL;
+	}
+	if (pipe2(repp, O_CLOEXEC)) {
+		snprintf(why, sizeof(why), "pipe: %s", strerror(errno));
+		set_status(res, "error", why);
+		close(cmdp[0]);
+		close(cmdp[1]);
+		free(r);
+		return NULL;
 	}
 	r->ctr = counters_new();
 	counters_snapshot(r->ctr);
@@ -348,25 +362,23 @@ cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status)
 	if (pid < 0) {
 		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
 		set_status(res, "error", why);
-		*status = EXIT_ERROR;
 		reap_all(r);
 		free(r->ctr);
 		free(r);
-		return res;
+		return NULL;
 	}
 	setpgid(pid, pid);
 	r->pid = r->first_pid = r->pgid = pid;
 	r->size = sc->size;
 	r->guard = sc->guard;
+	r->deadline = mono() + o->timeout;
 
-	double deadline = mono() + o->timeout;
-	struct reply rep;
 	cJSON *carve = cJSON_AddObjectToObject(res, "carveout");
 	r->steps = cJSON_AddArrayToObject(res, "steps");
 	r->dumps = cJSON_AddArrayToObject(res, "dumps");
 	r->expects = cJSON_AddArrayToObject(res, "expectations");
-	enum wait_result wr = wait_reply(r, deadline, &rep, why, sizeof(why));
-	if (wr == WAIT_OK && rep.kind == REPLY_READY && !rep.err) {
+	r->wr = wait_reply(r, r->deadline, &rep, r->why, sizeof(r->why));
+	if (r->wr == WAIT_OK && rep.kind == REPLY_READY && !rep.err) {
 		char b[32];
 		r->base = rep.base;
 		hex_format(r->base, b, sizeof(b));
@@ -379,141 +391,182 @@ cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status)
 		cJSON_AddStringToObject(carve, "align", b);
 		int vrc = vma_open(&r->vs, r->pid);
 		if (vrc < 0) {
-			snprintf(why, sizeof(why), "cannot open /proc/%d/maps: %s", (int)r->pid, strerror(-vrc));
-			wr = WAIT_DIED;
+			snprintf(r->why, sizeof(r->why), "cannot open /proc/%d/maps: %s", (int)r->pid, strerror(-vrc));
+			r->wr = WAIT_DIED;
 		}
-	} else if (wr == WAIT_OK) {
-		snprintf(why, sizeof(why), "cannot reserve the carveout: %s", errno_name(rep.err));
-		wr = WAIT_DIED;
+	} else if (r->wr == WAIT_OK) {
+		snprintf(r->why, sizeof(r->why), "cannot reserve the carveout: %s", errno_name(rep.err));
+		r->wr = WAIT_DIED;
 	}
 	cJSON_AddNumberToObject(res, "pid", r->pid);
+	return r;
+}
 
-	const char *final = "pass";
-	const char *reason = NULL;
-	char rbuf[600];
-	for (int i = 0; wr == WAIT_OK && i < sc->nsteps; i++) {
-		struct step *st = &sc->steps[i];
-		struct call c = { .kind = CALL_STEP, .op = op_index(st->op), .index = i };
-		struct err err;
-		cJSON *sres = cJSON_CreateObject(), *args = cJSON_CreateObject();
-		const char *sstat = "ok";
-		char sbuf[256];
+/* Wait for the paused scenario process: Enter on a terminal sends it SIGCONT. */
+static enum wait_result wait_pause(struct run *r, struct reply *rep)
+{
+	double t0 = mono();
+	enum wait_result wr = WAIT_OK;
 
-		cJSON_AddNumberToObject(sres, "index", i);
-		cJSON_AddStringToObject(sres, "op", st->op->name);
-		cJSON_AddItemToArray(r->steps, sres);
-		if (st->op->prepare && st->op->prepare(r, st, &c, args, &err)) {
-			cJSON_AddItemToObject(sres, "args", args);
-			cJSON_AddStringToObject(sres, "status", "error");
-			cJSON_AddStringToObject(sres, "error", err.msg);
-			snprintf(rbuf, sizeof(rbuf), "step %d (%s): %s", i, st->op->name, err.msg);
-			final = "error";
-			reason = rbuf;
+	for (;;) {
+		struct pollfd pf[2] = { { r->rep_fd, POLLIN, 0 }, { 0, POLLIN, 0 } };
+		int np = isatty(0) ? 2 : 1;
+		if (run_interrupted) {
+			snprintf(r->why, sizeof(r->why), "interrupted by the user");
+			wr = WAIT_INTERRUPTED;
 			break;
 		}
+		if (poll(pf, np, 1000) <= 0)
+			continue;
+		if (np == 2 && pf[1].revents) {
+			char line[256];
+			/* Enter, or end of input: either way, go on */
+			(void)!fgets(line, sizeof(line), stdin);
+			kill(r->pid, SIGCONT);
+		}
+		if (pf[0].revents)
+			break;
+	}
+	if (wr == WAIT_OK)
+		wr = wait_reply(r, mono() + 5, rep, r->why, sizeof(r->why));
+	r->deadline += mono() - t0; /* time paused does not count */
+	return wr;
+}
+
+/* Run step i of r->sc. 0: go on; 1: the step failed; -1: the run is over. */
+int run_step(struct run *r, int i, cJSON **out)
+{
+	struct step *st = &r->sc->steps[i];
+	struct call c = { .kind = CALL_STEP, .op = op_index(st->op), .index = i };
+	struct reply rep;
+	struct err err;
+	cJSON *sres = cJSON_CreateObject(), *args = cJSON_CreateObject();
+	const char *sstat = "ok";
+	char sbuf[256];
+
+	*out = sres;
+	if (r->wr != WAIT_OK) {
+		cJSON_Delete(sres);
+		cJSON_Delete(args);
+		*out = NULL;
+		return -1;
+	}
+	cJSON_AddNumberToObject(sres, "index", i);
+	cJSON_AddStringToObject(sres, "op", st->op->name);
+	cJSON_AddItemToArray(r->steps, sres);
+	if (st->op->prepare && st->op->prepare(r, st, &c, args, &err)) {
 		cJSON_AddItemToObject(sres, "args", args);
-		memset(&rep, 0, sizeof(rep));
-		if (st->op->exec) {
-			double t0 = mono();
-			if (!strcmp(st->op->name, "pause")) {
-				char b1[32], b2[32];
-				hex_format(r->base, b1, sizeof(b1));
-				hex_format(r->base + r->size, b2, sizeof(b2));
-				fprintf(stderr, "anonremap: step %d: paused: pid %d, carveout %s-%s; "
-					"press Enter or send SIGCONT to %d\n", i, (int)r->pid, b1, b2, (int)r->pid);
-			}
-			if (write_full(r->cmd_fd, &c, sizeof(c))) {
-				snprintf(why, sizeof(why), "scenario process %d is gone", (int)r->pid);
-				wr = WAIT_DIED;
-			} else if (!strcmp(st->op->name, "pause")) {
-				wr = WAIT_OK;
-				for (;;) {
-					struct pollfd pf[2] = { { r->rep_fd, POLLIN, 0 }, { 0, POLLIN, 0 } };
-					int np = isatty(0) ? 2 : 1;
-					if (run_interrupted) {
-						snprintf(why, sizeof(why), "interrupted by the user");
-						wr = WAIT_INTERRUPTED;
-						break;
-					}
-					if (poll(pf, np, 1000) <= 0)
-						continue;
-					if (np == 2 && pf[1].revents) {
-						char line[256];
-						/* Enter, or end of input: either way, go on */
-						(void)!fgets(line, sizeof(line), stdin);
-						kill(r->pid, SIGCONT);
-					}
-					if (pf[0].revents)
-						break;
-				}
-				if (wr == WAIT_OK)
-					wr = wait_reply(r, mono() + 5, &rep, why, sizeof(why));
-				deadline += mono() - t0; /* time paused does not count */
-			} else {
-				wr = wait_reply(r, deadline, &rep, why, sizeof(why));
-			}
-			if (wr != WAIT_OK) {
-				cJSON_AddStringToObject(sres, "status", wr == WAIT_TIMEOUT ? "timeout" : "died");
-				snprintf(rbuf, sizeof(rbuf), "step %d (%s): %s", i, st->op->name, why);
-				final = "error";
-				reason = rbuf;
-				break;
-			}
-			record_reply(r, st, &rep, sres);
-			const char *bad = judge(st, &rep, sbuf, sizeof(sbuf));
-			if (bad) {
-				sstat = bad;
-				cJSON_AddStringToObject(sres, "failure", sbuf);
-			}
+		cJSON_AddStringToObject(sres, "status", "error");
+		cJSON_AddStringToObject(sres, "error", err.msg);
+		snprintf(r->rbuf, sizeof(r->rbuf), "step %d (%s): %s", i, st->op->name, err.msg);
+		r->final = "error";
+		r->reason = r->rbuf;
+		return -1;
+	}
+	cJSON_AddItemToObject(sres, "args", args);
+	memset(&rep, 0, sizeof(rep));
+	if (st->op->exec) {
+		bool pause = !strcmp(st->op->name, "pause");
+		if (pause) {
+			char b1[32], b2[32];
+			hex_format(r->base, b1, sizeof(b1));
+			hex_format(r->base + r->size, b2, sizeof(b2));
+			fprintf(stderr, "anonremap: step %d: paused: pid %d, carveout %s-%s; "
+				"press Enter or send SIGCONT to %d\n", i, (int)r->pid, b1, b2, (int)r->pid);
 		}
-		vma_invalidate(&r->vs);
-		int arc = st->op->after ? st->op->after(r, st, &c, &rep, sres) : 0;
-		if (arc < 0) {
-			cJSON *e = cJSON_GetObjectItem(sres, "error");
-			snprintf(rbuf, sizeof(rbuf), "step %d (%s): %s", i, st->op->name,
-				 e ? e->valuestring : "inspection failed");
-			cJSON_AddStringToObject(sres, "status", "error");
-			final = "error";
-			reason = rbuf;
-			break;
+		if (write_full(r->cmd_fd, &c, sizeof(c))) {
+			snprintf(r->why, sizeof(r->why), "scenario process %d is gone", (int)r->pid);
+			r->wr = WAIT_DIED;
+		} else if (pause) {
+			r->wr = wait_pause(r, &rep);
+		} else {
+			r->wr = wait_reply(r, r->deadline, &rep, r->why, sizeof(r->why));
 		}
-		if (arc > 0)
-			sstat = "failed";
-		cJSON_AddStringToObject(sres, "status", sstat);
-		if (strcmp(sstat, "ok")) {
-			if (strcmp(final, "fail")) {
-				cJSON *fl = cJSON_GetObjectItem(sres, "failure");
-				cJSON *ex = cJSON_GetArrayItem(r->expects, cJSON_GetArraySize(r->expects) - 1);
-				if (arc > 0 && ex)
-					snprintf(rbuf, sizeof(rbuf), "step %d (expect %s): expected %s; found %s", i,
-						 cJSON_GetObjectItem(ex, "check")->valuestring,
-						 cJSON_GetObjectItem(ex, "expected")->valuestring,
-						 cJSON_GetObjectItem(ex, "found")->valuestring);
-				else
-					snprintf(rbuf, sizeof(rbuf), "step %d (%s): %s", i, st->op->name,
-						 fl ? fl->valuestring : sstat);
-				reason = rbuf;
-			}
-			final = "fail";
-			if (!o->keep_going)
-				break;
+		if (r->wr != WAIT_OK) {
+			cJSON_AddStringToObject(sres, "status", r->wr == WAIT_TIMEOUT ? "timeout" : "died");
+			snprintf(r->rbuf, sizeof(r->rbuf), "step %d (%s): %s", i, st->op->name, r->why);
+			r->final = "error";
+			r->reason = r->rbuf;
+			return -1;
+		}
+		record_reply(r, st, &rep, sres);
+		const char *bad = judge(st, &rep, sbuf, sizeof(sbuf));
+		if (bad) {
+			sstat = bad;
+			cJSON_AddStringToObject(sres, "failure", sbuf);
 		}
 	}
-	if (wr != WAIT_OK) {
-		final = "error";
-		if (!reason) {
-			snprintf(rbuf, sizeof(rbuf), "%s", why);
-			reason = rbuf;
+	vma_invalidate(&r->vs);
+	int arc = st->op->after ? st->op->after(r, st, &c, &rep, sres) : 0;
+	if (arc < 0) {
+		cJSON *e = cJSON_GetObjectItem(sres, "error");
+		snprintf(r->rbuf, sizeof(r->rbuf), "step %d (%s): %s", i, st->op->name,
+			 e ? e->valuestring : "inspection failed");
+		cJSON_AddStringToObject(sres, "status", "error");
+		r->final = "error";
+		r->reason = r->rbuf;
+		return -1;
+	}
+	if (arc > 0)
+		sstat = "failed";
+	cJSON_AddStringToObject(sres, "status", sstat);
+	if (!strcmp(sstat, "ok"))
+		return 0;
+	if (strcmp(r->final, "fail")) {
+		cJSON *fl = cJSON_GetObjectItem(sres, "failure");
+		cJSON *ex = cJSON_GetArrayItem(r->expects, cJSON_GetArraySize(r->expects) - 1);
+		if (arc > 0 && ex)
+			snprintf(r->rbuf, sizeof(r->rbuf), "step %d (expect %s): expected %s; found %s", i,
+				 cJSON_GetObjectItem(ex, "check")->valuestring,
+				 cJSON_GetObjectItem(ex, "expected")->valuestring,
+				 cJSON_GetObjectItem(ex, "found")->valuestring);
+		else
+			snprintf(r->rbuf, sizeof(r->rbuf), "step %d (%s): %s", i, st->op->name,
+				 fl ? fl->valuestring : sstat);
+		r->reason = r->rbuf;
+	}
+	r->final = "fail";
+	return 1;
+}
+
+/* Status and reason into the result; every scenario process killed and reaped. */
+int run_end(struct run *r)
+{
+	int status;
+
+	if (r->wr != WAIT_OK) {
+		r->final = "error";
+		if (!r->reason) {
+			snprintf(r->rbuf, sizeof(r->rbuf), "%s", r->why);
+			r->reason = r->rbuf;
 		}
 	}
-	cJSON_ReplaceItemInObject(res, "pid", cJSON_CreateNumber(r->pid));
-	set_status(res, final, reason ? reason : "");
-	*status = !strcmp(final, "pass") ? EXIT_PASS : !strcmp(final, "fail") ? EXIT_FAIL : EXIT_ERROR;
-	if (wr == WAIT_INTERRUPTED)
-		cJSON_AddTrueToObject(res, "interrupted");
+	cJSON_ReplaceItemInObject(r->res, "pid", cJSON_CreateNumber(r->pid));
+	set_status(r->res, r->final, r->reason ? r->reason : "");
+	status = !strcmp(r->final, "pass") ? EXIT_PASS : !strcmp(r->final, "fail") ? EXIT_FAIL : EXIT_ERROR;
+	if (r->wr == WAIT_INTERRUPTED)
+		cJSON_AddTrueToObject(r->res, "interrupted");
 	vma_close(&r->vs);
 	reap_all(r);
 	free(r->ctr);
 	free(r);
+	return status;
+}
+
+cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status)
+{
+	cJSON *res, *sres;
+	struct run *r = run_begin(sc, o, &res);
+
+	if (!r) {
+		*status = !strcmp(cJSON_GetObjectItem(res, "status")->valuestring, "skip") ? EXIT_SKIP : EXIT_ERROR;
+		return res;
+	}
+	for (int i = 0; i < sc->nsteps; i++) {
+		int rc = run_step(r, i, &sres);
+		if (rc < 0 || (rc > 0 && !o->keep_going))
+			break;
+	}
+	*status = run_end(r);
 	return res;
 }

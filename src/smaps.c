@@ -7,14 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One parsed smaps entry; sizes in kB as the kernel prints them. */
-struct smaps_entry {
-	uint64_t start, end;
-	uint64_t rss, anon, anon_huge, swap, locked;
-	int thp_eligible;
-	char vm_flags[128];
-};
-
 static int cmp_start(const void *a, const void *b)
 {
 	const struct smaps_entry *x = a, *y = b;

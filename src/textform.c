@@ -315,3 +315,23 @@ cJSON *textform_step(const char *line, struct err *err)
 	free(copy);
 	return js;
 }
+
+/* The shell's line: a scenario line merged into doc (0), or a step appended
+ * to doc's steps (1); -1 with err set. */
+int textform_merge_line(cJSON *doc, char *line, struct err *err)
+{
+	char *tok[MAX_TOKENS];
+	int n = tokenize(line, tok, MAX_TOKENS, err);
+
+	if (n < 0)
+		return -1;
+	if (n == 0)
+		return err_set(err, "empty line");
+	if (is_header(tok[0]) && !op_find(tok[0]))
+		return header_line(doc, tok, n, err) ? -1 : 0;
+	cJSON *js = step_line(tok, n, err);
+	if (!js)
+		return -1;
+	cJSON_AddItemToArray(cJSON_GetObjectItem(doc, "steps"), js);
+	return 1;
+}

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* anonremap shell: one live scenario process, steps read from stdin and run
+ * as they arrive; works at a terminal and as a coprocess of a shell script. */
+#include "anonremap.h"
+#include <argp.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct shell_args {
+	struct run_opts ro;
+	struct load_opts lo;
+	enum out_format format;
+	bool rss_set;
+};
+
+static const struct argp_option shell_options[] = {
+	{ "format", 'f', "FORMAT", 0, "text (default) or json: one JSON object per line", 0 },
+	{ "timeout", 't', "SECONDS", 0, "per step (default 30)", 0 },
+	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 0 },
+	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 0 },
+	{ "max-rss", 'm', "SIZE", 0, "kill the scenario process above this RSS (default: half of RAM)", 0 },
+	{ 0 }
+};
+
+static error_t shell_parse(int key, char *arg, struct argp_state *state)
+{
+	struct shell_args *a = state->input;
+	struct err err;
+	char *end;
+
+	switch (key) {
+	case 'f':
+		if (parse_format(arg, &a->format) || a->format == OUT_KTAP)
+			argp_error(state, "--format: '%s' is not text or json", arg);
+		return 0;
+	case 't':
+		errno = 0;
+		a->ro.timeout = strtod(arg, &end);
+		if (errno || *end || !(a->ro.timeout > 0))
+			argp_error(state, "--timeout: '%s' is not a number of seconds above 0", arg);
+		return 0;
+	case 'O':
+		a->lo.allow_outside = a->ro.allow_outside = true;
+		return 0;
+	case 'g':
+		if (size_parse(arg, &a->lo.guard, &err) || !a->lo.guard || a->lo.guard % kinfo.page_size)
+			argp_error(state, "--guard: '%s' is not a non-zero multiple of the page size", arg);
+		return 0;
+	case 'm':
+		if (size_parse(arg, &a->ro.max_rss_kb, &err))
+			argp_error(state, "--max-rss: %s", err.msg);
+		a->ro.max_rss_kb /= 1024;
+		a->rss_set = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(state, "shell reads steps from stdin; it takes no arguments");
+		return EINVAL;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static void on_signal(int sig)
+{
+	run_interrupted = 1;
+}
+
+static void say(const struct shell_args *a, const char *level, const char *msg)
+{
+	if (a->format == OUT_JSON) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, level, msg);
+		char *s = cJSON_PrintUnformatted(o);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(o);
+	} else {
+		printf("%s: %s\n", level, msg);
+	}
+	fflush(stdout);
+}
+
+/* One step's outcome: the step, and its dump or expectation. */
+static void print_step(const struct shell_args *a, struct run *r, cJSON *sres)
+{
+	cJSON *d = NULL, *e = NULL;
+	const char *op = cJSON_GetObjectItem(sres, "op")->valuestring;
+
+	if (!strcmp(op, "dump"))
+		d = cJSON_GetArrayItem(r->dumps, cJSON_GetArraySize(r->dumps) - 1);
+	if (!strcmp(op, "expect"))
+		e = cJSON_GetArrayItem(r->expects, cJSON_GetArraySize(r->expects) - 1);
+	if (a->format == OUT_JSON) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddItemReferenceToObject(o, "step", sres);
+		if (d)
+			cJSON_AddItemReferenceToObject(o, "dump", d);
+		if (e)
+			cJSON_AddItemReferenceToObject(o, "expectation", e);
+		char *s = cJSON_PrintUnformatted(o);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(o);
+	} else {
+		out_text_step(stdout, sres, r->expects);
+		if (d)
+			out_text_dump(stdout, d);
+	}
+	fflush(stdout);
+}
+
+static int save(cJSON *doc, const char *path, struct err *err)
+{
+	while (*path == ' ')
+		path++;
+	if (!*path)
+		return err_set(err, ".save needs a file name");
+	return out_to_file(doc, OUT_JSON, path, err);
+}
+
+int cmd_shell(int argc, char **argv)
+{
+	static const char shell_doc[] =
+		"Keep one live scenario process and run steps read from stdin, one a line, in the "
+		"text form; print each step's result as it runs.\v"
+		"Before the first step, scenario lines (carveout size=... align=..., requires ..., "
+		"name ...) configure the process. Commands: .save FILE writes the steps so far as a "
+		"JSON scenario; .quit ends the session (as does end of input). At a terminal a prompt "
+		"is shown; in a pipe there is none and output is flushed after every step. Exit "
+		"status: as for run, for the session as one scenario.";
+	struct argp argp = { shell_options, shell_parse, NULL, shell_doc, NULL, NULL, NULL };
+	struct shell_args a = { .ro = { .timeout = 30 }, .format = OUT_TEXT };
+	struct err err;
+	char *line = NULL;
+	size_t cap = 0;
+	int lno = 0, nlines = 0, status = EXIT_PASS;
+	int *lines = xcalloc(MAX_STEPS + 1, sizeof(int));
+	struct scenario *sc = NULL;
+	struct run *r = NULL;
+	cJSON *res = NULL;
+	bool tty = isatty(0);
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return EXIT_USAGE;
+	if (!a.rss_set)
+		a.ro.max_rss_kb = mem_total_kb() / 2;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGTERM, &sa, NULL);
+
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddNumberToObject(doc, "anonremap", FORMAT_VERSION);
+	cJSON_AddStringToObject(doc, "name", "shell");
+	cJSON_AddArrayToObject(doc, "steps");
+	for (;;) {
+		if (tty) {
+			fputs("anonremap> ", stderr);
+			fflush(stderr);
+		}
+		if (getline(&line, &cap, stdin) < 0)
+			break;
+		lno++;
+		line[strcspn(line, "\n")] = 0;
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		if (!strcmp(p, ".quit"))
+			break;
+		if (!strncmp(p, ".save", 5) && (p[5] == ' ' || !p[5])) {
+			if (save(doc, p + 5, &err))
+				say(&a, "error", err.msg);
+			else
+				say(&a, "saved", p + 6);
+			continue;
+		}
+		/* Validate the whole session with the new line, as a file would be. */
+		cJSON *trial = cJSON_Duplicate(doc, 1);
+		struct scenario *nsc = NULL;
+		char *tl = xstrdup(p);
+		int rc;
+		if (r && !strncmp(p, "carveout", 8)) {
+			err_set(&err, "<stdin>:%d: the carveout exists already; set it before the first step", lno);
+			rc = -1;
+		} else {
+			rc = textform_merge_line(trial, tl, &err);
+			if (rc == 1) { /* a step */
+				lines[nlines] = lno;
+				struct load_opts lo = a.lo;
+				lo.lines = lines;
+				if (nlines >= MAX_STEPS)
+					rc = err_set(&err, "more than %d steps", MAX_STEPS);
+				else
+					rc = scenario_from_json("<stdin>", trial, &lo, &nsc, &err);
+				if (!rc)
+					rc = 1;
+			} else if (rc < 0) {
+				char m[sizeof(err.msg)];
+				snprintf(m, sizeof(m), "%s", err.msg);
+				err_set(&err, "<stdin>:%d: %s", lno, m);
+			}
+		}
+		free(tl);
+		if (rc < 0) {
+			cJSON_Delete(trial);
+			say(&a, "error", err.msg);
+			continue;
+		}
+		if (rc == 0) { /* a scenario line */
+			cJSON_Delete(doc);
+			doc = trial;
+			continue;
+		}
+		cJSON_Delete(doc);
+		doc = cJSON_Duplicate(trial, 1);
+		nlines++;
+		if (!r) {
+			r = run_begin(nsc, &a.ro, &res);
+			if (!r) {
+				say(&a, "error", cJSON_GetObjectItem(res, "reason")->valuestring);
+				status = !strcmp(cJSON_GetObjectItem(res, "status")->valuestring, "skip") ? EXIT_SKIP : EXIT_ERROR;
+				scenario_free(nsc);
+				nsc = NULL;
+				break;
+			}
+		} else {
+			/* the new scenario holds the same names in the same order */
+			r->sc = nsc;
+			scenario_free(sc);
+		}
+		sc = nsc;
+		r->deadline = run_now() + a.ro.timeout; /* the timeout is per step here */
+		cJSON *sres;
+		int src = run_step(r, sc->nsteps - 1, &sres);
+		if (sres)
+			print_step(&a, r, sres);
+		if (src < 0) {
+			say(&a, "error", r->reason ? r->reason : "the scenario process is gone");
+			break;
+		}
+	}
+	if (r)
+		status = run_end(r);
+	cJSON_Delete(res);
+	scenario_free(sc);
+	cJSON_Delete(doc);
+	free(lines);
+	free(line);
+	return status;
+}
