@@ -164,6 +164,26 @@ int emit_result(cJSON *doc, enum out_format f, const char *output)
 	return 0;
 }
 
+/* The ops and their fields, from the op table itself, after the options. */
+char *ops_help(int key, const char *text, void *input)
+{
+	if (key != ARGP_KEY_HELP_EXTRA)
+		return (char *)text;
+	size_t cap = 8192, len = 0;
+	char *out = xmalloc(cap);
+	len += snprintf(out + len, cap - len, "%s\n\nOps (text form: OP [FIRST] key=value...):\n", text ? text : "");
+	for (int i = 0; op_table[i]; i++) {
+		const struct op_entry *op = op_table[i];
+		len += snprintf(out + len, cap - len, "  %-9s %s\n           fields:%s", op->name, op->summary,
+				op->fields[0].id == FLD__COUNT && !op->syscall ? " (none)" : "");
+		for (int f = 0; f < FLD__COUNT && len < cap - 64; f++)
+			if (op_has_field(op, f) && f != FLD_COMMENT)
+				len += snprintf(out + len, cap - len, " %s", field_defs[f].key);
+		len += snprintf(out + len, cap - len, "\n");
+	}
+	return out;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static const char run_doc[] =
@@ -173,7 +193,7 @@ int cmd_run(int argc, char **argv)
 		"any runs: one invalid file means nothing runs (exit 2). Exit status: 0 pass, "
 		"1 an expectation failed, 2 invalid input, 3 a scenario process died, hung or "
 		"an internal error, 4 every scenario was skipped.";
-	struct argp argp = { run_options, run_parse, "SCENARIO...\n-e STEP [-e STEP]...", run_doc, NULL, NULL, NULL };
+	struct argp argp = { run_options, run_parse, "SCENARIO...\n-e STEP [-e STEP]...", run_doc, NULL, ops_help, NULL };
 	struct run_args a = { .ro = { .timeout = 30 } };
 	struct err err;
 	int bad = 0;

@@ -131,7 +131,7 @@ int cmd_shell(int argc, char **argv)
 		"JSON scenario; .quit ends the session (as does end of input). At a terminal a prompt "
 		"is shown; in a pipe there is none and output is flushed after every step. Exit "
 		"status: as for run, for the session as one scenario.";
-	struct argp argp = { shell_options, shell_parse, NULL, shell_doc, NULL, NULL, NULL };
+	struct argp argp = { shell_options, shell_parse, NULL, shell_doc, NULL, ops_help, NULL };
 	struct shell_args a = { .ro = { .timeout = 30 }, .format = OUT_TEXT };
 	struct err err;
 	char *line = NULL;

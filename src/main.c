@@ -21,6 +21,7 @@ static const struct command {
 	{ "maps", cmd_maps, "dump the VMA state of a live process" },
 	{ "list", cmd_list, "list the bundled scenario library" },
 	{ "shell", cmd_shell, "one live scenario process, steps read from stdin" },
+	{ "names", cmd_names, "the names anonremap knows (ops, flags, ...), for completion" },
 	{ NULL, NULL, NULL },
 };
 
@@ -28,6 +29,8 @@ static const struct argp_option options[] = {
 	{ "maps-parse", 'M', NULL, 0, "read VMA boundaries from /proc/PID/maps, not PROCMAP_QUERY", 0 },
 	{ 0 }
 };
+
+const char *const command_names[] = { "run", "check", "probe", "maps", "list", "shell", "names", NULL };
 
 struct global {
 	const struct command *cmd;
@@ -72,7 +75,9 @@ static const char doc[] =
 	"  maps PID                     dump the VMA state of a live process\n"
 	"  list                         list the bundled scenario library\n"
 	"  shell                        one live scenario process, steps from stdin\n"
+	"  names KIND                   ops, fields, flag names, ... one a line\n"
 	"  shell                        one live scenario process, steps from stdin\n"
+	"  names KIND                   ops, fields, flag names, ... one a line\n"
 	"\n'anonremap COMMAND --help' describes each command. Exit status: 0 pass, "
 	"1 an expectation failed, 2 usage error or invalid scenario, 3 the scenario "
 	"process died or hung, or an internal error, 4 every scenario was skipped.";

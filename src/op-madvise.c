@@ -31,7 +31,7 @@ static const struct op_field madvise_fields[] = {
 
 const struct op_entry op_madvise = {
 	.name = "madvise",
-	.summary = "give advice on a range (hugepage, dontneed, pageout, collapse, ...)",
+	.summary = "madvise a range: hugepage, dontneed, pageout, collapse, ...",
 	.fields = madvise_fields,
 	.first_word = "region",
 	.syscall = true,

@@ -165,10 +165,11 @@ static void test_xlat_format(void)
 	CHECK_STR(buf, "MADV_COLLAPSE");
 	xlat_format(&xlat_madvise, 12345, buf, sizeof(buf));
 	CHECK_STR(buf, "12345");
-	/* a short buffer holds whole names only, and stays terminated */
+	/* a short buffer is cut, not overrun, and stays terminated */
 	memset(buf, 'X', sizeof(buf));
 	xlat_format(t, 3, buf, 20);
-	CHECK_STR(buf, "MREMAP_MAYMOVE");
+	CHECK(strlen(buf) < 20 && !strncmp(buf, "MREMAP_MAYMOVE|MREMAP_FIXED", strlen(buf)));
+	CHECK(buf[20] == 'X');
 	memset(buf, 'X', sizeof(buf));
 	xlat_format(t, 3, buf, 1);
 	CHECK_STR(buf, "");
@@ -233,7 +234,6 @@ static void test_errno(void)
 	CHECK(errno_lookup("22", &v) == -1);
 	CHECK_STR(errno_name(22), "EINVAL");
 	CHECK_STR(errno_name(ENOMEM), "ENOMEM");
-	CHECK_STR(errno_name(0), "E?");
 	CHECK_STR(errno_name(99999), "E?");
 	CHECK_STR(errno_name(-1), "E?");
 	/* every named errno round-trips */
