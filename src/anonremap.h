@@ -203,7 +203,10 @@ struct load_opts {
 };
 #define DEFAULT_GUARD (64ull << 20)
 #define DEFAULT_PAGES 1024
-int scenario_load_any(const char *path, const struct load_opts *o, struct scenario **out, struct err *err);
+int scenario_load(const char *arg, const struct load_opts *o, struct scenario ***out, int *n, struct err *err);
+
+/* variants.c */
+int variants_expand(const char *file, const cJSON *doc, const char *want, cJSON ***out, int *n, struct err *err);
 int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
 		       struct scenario **out, struct err *err);
 void scenario_free(struct scenario *sc);

@@ -55,18 +55,21 @@ int cmd_check(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;
 	for (int i = 0; i < a.nfiles; i++) {
-		struct scenario *sc;
-		char *path = scenario_find(a.files[i]);
-		if (scenario_load_any(path, &a.lo, &sc, &err)) {
+		struct scenario **scs;
+		int n;
+		if (scenario_load(a.files[i], &a.lo, &scs, &n, &err)) {
 			fprintf(stderr, "anonremap: %s\n", err.msg);
 			bad++;
-		} else if (a.print_json) {
-			out_json(sc->json, stdout);
-		} else {
-			printf("%s: ok (%d steps)\n", path, sc->nsteps);
+			continue;
 		}
-		scenario_free(sc);
-		free(path);
+		for (int k = 0; k < n; k++) {
+			if (a.print_json)
+				out_json(scs[k]->json, stdout);
+			else
+				printf("%s: ok: %s (%d steps)\n", scs[k]->file, scs[k]->name, scs[k]->nsteps);
+			scenario_free(scs[k]);
+		}
+		free(scs);
 	}
 	if (fflush(stdout))
 		return EXIT_ERROR;

@@ -62,15 +62,18 @@ int cmd_list(int argc, char **argv)
 	cJSON *arr = cJSON_CreateArray();
 	for (int i = 0; i < n; i++) {
 		char path[4096];
-		struct scenario *sc;
+		struct scenario **scs;
+		int ns;
 		struct err err;
 		snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name);
 		free(ents[i]);
-		if (scenario_load_any(path, &lo, &sc, &err)) {
+		if (scenario_load(path, &lo, &scs, &ns, &err)) {
 			fprintf(stderr, "anonremap: %s\n", err.msg);
 			bad++;
 			continue;
 		}
+		for (int k = 0; k < ns; k++) {
+		struct scenario *sc = scs[k];
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", sc->name);
 		cJSON *src = cJSON_GetObjectItem(sc->json, "source");
@@ -82,6 +85,8 @@ int cmd_list(int argc, char **argv)
 		cJSON_AddStringToObject(o, "file", path);
 		cJSON_AddItemToArray(arr, o);
 		scenario_free(sc);
+		}
+		free(scs);
 	}
 	free(ents);
 	int rc = 0;

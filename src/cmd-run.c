@@ -202,21 +202,30 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	if (!a.rss_set)
 		a.ro.max_rss_kb = mem_total_kb() / 2;
-	int n = a.nsteps ? 1 : a.nfiles;
-	struct scenario **scs = xcalloc(n, sizeof(*scs));
+	int n = 0;
+	struct scenario **scs = NULL;
 	if (a.nsteps) {
+		scs = xcalloc(1, sizeof(*scs));
 		if (textform_from_args(a.steps, a.nsteps, &a.lo, &scs[0], &err)) {
 			fprintf(stderr, "anonremap: %s\n", err.msg);
 			bad = 1;
+		} else {
+			n = 1;
 		}
 	} else {
-		for (int i = 0; i < n; i++) {
-			char *path = scenario_find(a.files[i]);
-			if (scenario_load_any(path, &a.lo, &scs[i], &err)) {
+		/* every file is loaded and validated before anything runs */
+		for (int i = 0; i < a.nfiles; i++) {
+			struct scenario **one;
+			int k;
+			if (scenario_load(a.files[i], &a.lo, &one, &k, &err)) {
 				fprintf(stderr, "anonremap: %s\n", err.msg);
 				bad++;
+				continue;
 			}
-			free(path);
+			scs = realloc(scs, (n + k) * sizeof(*scs));
+			memcpy(scs + n, one, k * sizeof(*scs));
+			n += k;
+			free(one);
 		}
 	}
 	free(a.steps);

@@ -663,7 +663,8 @@ int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
 				err_set(err, "%s: anonremap: format version must be %d", file, FORMAT_VERSION);
 				goto fail;
 			}
-		} else if (!strcmp(k, "name") || !strcmp(k, "description") || !strcmp(k, "source")) {
+		} else if (!strcmp(k, "name") || !strcmp(k, "description") || !strcmp(k, "source") ||
+			   !strcmp(k, "variant")) {
 			if (!cJSON_IsString(kv)) {
 				err_set(err, "%s: %s: expected a string", file, k);
 				goto fail;
@@ -693,7 +694,7 @@ int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
 		} else if (!strcmp(k, "steps")) {
 			steps = kv;
 		} else {
-			err_set(err, "%s: %s: unknown field (anonremap, name, description, source, requires, tags, carveout, steps)",
+			err_set(err, "%s: %s: unknown field (anonremap, name, description, source, requires, tags, carveout, params, variants, steps)",
 				file, k);
 			goto fail;
 		}
@@ -775,55 +776,111 @@ void scenario_free(struct scenario *sc)
 }
 
 /* Read a scenario file ("-" is stdin) that must be a regular file or a pipe. */
-int scenario_load_any(const char *path, const struct load_opts *o, struct scenario **out, struct err *err)
+static char *read_scenario_file(const char *path, size_t *len, struct err *err)
 {
 	struct err e2;
 	struct stat stb;
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : 0;
-	size_t len;
-	cJSON *json;
 
-	*out = NULL;
-	if (fd < 0)
-		return err_set(err, "%s: cannot open: %s", path, strerror(errno));
+	if (fd < 0) {
+		err_set(err, "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
 	if (fstat(fd, &stb) < 0 || S_ISDIR(stb.st_mode) || (fd && !S_ISREG(stb.st_mode))) {
 		if (fd)
 			close(fd);
-		return err_set(err, "%s: not a regular file", path);
+		err_set(err, "%s: not a regular file%s", path, S_ISDIR(stb.st_mode) ? " (a directory)" :
+			S_ISFIFO(stb.st_mode) ? " (a FIFO: use '-' for a pipe on stdin)" : "");
+		return NULL;
 	}
 	if (fd) {
 		int fl = fcntl(fd, F_GETFL);
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	}
-	char *buf = read_fd_all(fd, MAX_FILE_SIZE, &len, &e2);
+	char *buf = read_fd_all(fd, MAX_FILE_SIZE, len, &e2);
 	if (fd)
 		close(fd);
 	if (!buf)
-		return err_set(err, "%s: cannot read: %s", path, e2.msg);
+		err_set(err, "%s: cannot read: %s", path, e2.msg);
+	return buf;
+}
+
+/* A scenario argument: a path or a bundled name, with an optional [variant].
+ * Every variant of the file becomes one scenario; all or nothing. */
+int scenario_load(const char *arg, const struct load_opts *o, struct scenario ***out, int *n, struct err *err)
+{
+	char *base = xstrdup(arg), *want = NULL;
+	size_t len, bl = strlen(base);
+	struct stat stb;
+	cJSON *json, **docs;
+	int nd, rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	/* "name[variant]", unless a file of that very name exists */
+	if (bl > 2 && base[bl - 1] == ']' && strchr(base, '[') && stat(base, &stb)) {
+		want = strrchr(base, '[');
+		*want++ = 0;
+		want[strlen(want) - 1] = 0;
+	}
+	char *path = scenario_find(base);
+	char *buf = read_scenario_file(path, &len, err);
+	if (!buf)
+		goto out;
 	/* A file whose content is not a JSON object is the text form. */
 	size_t k = 0;
 	while (k < len && isspace((unsigned char)buf[k]))
 		k++;
 	if (k == len || buf[k] != '{') {
-		int trc;
-		if (memchr(buf, 0, len))
-			trc = err_set(err, "%s: NUL byte in the file", path);
+		*out = xcalloc(1, sizeof(struct scenario *));
+		if (want)
+			err_set(err, "%s: the text form has no variants (asked for [%s])", path, want);
+		else if (memchr(buf, 0, len))
+			err_set(err, "%s: NUL byte in the file", path);
 		else if (utf8_invalid((const unsigned char *)buf, len) >= 0)
-			trc = err_set(err, "%s: invalid UTF-8", path);
-		else
-			trc = textform_parse_buf(path, buf, o, out, err);
-		free(buf);
-		return trc;
+			err_set(err, "%s: invalid UTF-8", path);
+		else if (!textform_parse_buf(path, buf, o, &(*out)[0], err))
+			*n = rc = 1;
+		goto out;
 	}
-	int rc = json_parse_located(path, buf, len, &json, err);
-	free(buf);
+	if (json_parse_located(path, buf, len, &json, err))
+		goto out;
+	rc = variants_expand(path, json, want, &docs, &nd, err);
+	cJSON_Delete(json);
 	if (rc)
-		return -1;
-	if (scenario_from_json(path, json, o, out, err)) {
-		cJSON_Delete(json);
-		return -1;
+		goto out;
+	if (!nd) { /* not an object: let the validator say so */
+		docs = xcalloc(1, sizeof(cJSON *));
+		docs[0] = cJSON_CreateArray();
+		nd = 1;
 	}
-	return 0;
+	*out = xcalloc(nd, sizeof(struct scenario *));
+	rc = 0;
+	for (int i = 0; i < nd; i++) {
+		if (!rc && scenario_from_json(path, docs[i], o, &(*out)[*n], err)) {
+			rc = -1;
+			cJSON_Delete(docs[i]);
+		} else if (!rc) {
+			(*n)++;
+		} else {
+			cJSON_Delete(docs[i]);
+		}
+	}
+	free(docs);
+	if (!rc)
+		rc = *n;
+out:
+	if (rc < 0) {
+		for (int i = 0; i < *n; i++)
+			scenario_free((*out)[i]);
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	free(buf);
+	free(path);
+	free(base);
+	return rc < 0 ? -1 : 0;
 }
 
 /* Bundled scenarios: $ANONREMAP_SCENARIO_DIR, next to the binary, or installed. */

@@ -3,6 +3,7 @@
 
 load '/usr/lib/bats/bats-support/load'
 load '/usr/lib/bats/bats-assert/load'
+bats_require_minimum_version 1.5.0
 
 AR="${ANONREMAP:-$BATS_TEST_DIRNAME/../../anonremap}"
 export ANONREMAP_SCENARIO_DIR="${ANONREMAP_SCENARIO_DIR:-$BATS_TEST_DIRNAME/../../scenarios}"
@@ -21,15 +22,29 @@ run_ar() {
 	run --separate-stderr "$AR" "$@"
 }
 
+# Shorthands usable in every jq filter below:
+#   sc        the first scenario result      st(i)   its step i
+#   dump(i)   its dump i                     vmas    the VMAs of its last dump
+#   vma(rel)  the VMA of the last dump whose span starts at rel ("carveout+1p")
+#   vma_in(i; rel)  the same in dump i
+JQ_DEFS='def sc: .scenarios[0]; def st($i): sc.steps[$i]; def dump($i): sc.dumps[$i];
+def vmas: sc.dumps[-1].vmas;
+def vma_in($i; $r): [sc.dumps[$i].vmas[] | select(.rel | startswith($r + ".."))] | if length == 1 then .[0] else error("no single VMA at \($r)") end;
+def vma($r): vma_in(-1; $r);
+def regions: [vmas[] | .region];
+'
+
 # jqr FILTER [ARGS...]: jq -r on the last result document.
 jqr() {
-	jq -r "$@" "$J"
+	local f="$1"
+	shift
+	jq -r "$@" "$JQ_DEFS $f" "$J"
 }
 
-# jq_true FILTER: the filter yields true on the last result, or show it.
+# jq_true FILTER: the filter yields true on the last result.
 jq_true() {
 	local got
-	got="$(jq -r "$1" "$J")" || fail "jq failed on: $1"
+	got="$(jq -r "$JQ_DEFS $1" "$J")" || fail "jq failed on: $1"
 	[[ "$got" == true ]] || fail "expected true from: $1
 got: $got"
 }
@@ -37,7 +52,7 @@ got: $got"
 # assert_jq FILTER EXPECTED: jq -r FILTER on the last result equals EXPECTED.
 assert_jq() {
 	local got
-	got="$(jq -r "$1" "$J")" || fail "jq failed on: $1"
+	got="$(jq -r "$JQ_DEFS $1" "$J")" || fail "jq failed on: $1"
 	[[ "$got" == "$2" ]] || fail "jq '$1'
 expected: $2
 got     : $got"
@@ -53,6 +68,7 @@ scen() {
 steps_scen() {
 	local name="$1" sep="" body=""
 	shift
+	local s
 	for s in "$@"; do
 		body+="$sep    $s"
 		sep=$',\n'
@@ -100,14 +116,4 @@ assert_no_scenario_process() {
 			fail "scenario process $pid is still alive: $(cat /proc/"$pid"/cmdline 2>/dev/null | tr '\0' ' ')"
 		fi
 	done
-}
-
-# step_field INDEX FIELD: a field of step INDEX of the first scenario.
-step_field() {
-	jq -r --argjson i "$1" ".scenarios[0].steps[\$i].$2" "$J"
-}
-
-# vma_at REL: the dumped VMA (last dump) whose rel starts with REL.., as JSON.
-vma_at() {
-	jq -c --arg r "$1" '.scenarios[0].dumps[-1].vmas[] | select(.rel | startswith($r + ".."))' "$J"
 }
