@@ -92,6 +92,9 @@ static int parse_quantity(const char **pp, uint64_t *out, struct err *err, const
 	while (isalpha((unsigned char)*p))
 		p++;
 	if (p > u) {
+		/* "p1" or "pmd_x" is a name, not a unit */
+		if (!have_num && (isalnum((unsigned char)*p) || *p == '_'))
+			return -2;
 		uint64_t ub = unit_bytes(u, p - u);
 		if (!ub)
 			return -2; /* not a unit: maybe a symbol */

@@ -270,8 +270,10 @@ void vma_maps_line(const struct vma *v, char *buf, size_t len)
 	int n = snprintf(buf, len, "%08" PRIx64 "-%08" PRIx64 " %s %08" PRIx64 " %02x:%02x %" PRIu64 " ",
 			 v->start, v->end, v->perms, v->offset, v->dev_major, v->dev_minor, v->inode);
 	if (v->name && *v->name && n > 0 && (size_t)n < len) {
-		/* the kernel pads to column 73 before the name */
-		while (n < 73 && (size_t)n < len - 1)
+		/* the kernel pads to 72 columns, then always adds one space */
+		while (n < 72 && (size_t)n + 1 < len)
+			buf[n++] = ' ';
+		if ((size_t)n + 1 < len)
 			buf[n++] = ' ';
 		buf[n] = 0;
 		snprintf(buf + n, len - n, "%s", v->name);

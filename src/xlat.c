@@ -20,7 +20,8 @@ static const struct xlat prot_items[] = {
 TABLE(xlat_mmap_prot, "prot", "PROT_", true, prot_items);
 
 static const struct xlat mmap_flag_items[] = {
-	XLAT(MAP_SHARED), XLAT(MAP_PRIVATE), XLAT(MAP_SHARED_VALIDATE),
+	/* the mapping type is a value, not bits: 3 is SHARED_VALIDATE, so it goes first */
+	XLAT(MAP_SHARED_VALIDATE), XLAT(MAP_SHARED), XLAT(MAP_PRIVATE),
 	XLAT(MAP_DROPPABLE), /* Linux 6.11, see compat.h */
 	XLAT(MAP_FIXED), XLAT(MAP_ANONYMOUS), XLAT(MAP_32BIT),
 	XLAT(MAP_GROWSDOWN), XLAT(MAP_DENYWRITE), XLAT(MAP_EXECUTABLE),
