@@ -60,7 +60,7 @@ struct xlat_table {
 	bool mask;           /* a bit mask (lists allowed) or a single value */
 };
 extern const struct xlat_table xlat_mmap_prot, xlat_mmap_flags, xlat_mremap_flags,
-	xlat_madvise, xlat_prctl;
+	xlat_madvise, xlat_prctl, xlat_uffd_mode;
 int xlat_lookup(const struct xlat_table *t, const char *name, uint64_t *val);
 const char *xlat_name(const struct xlat_table *t, uint64_t val);
 cJSON *xlat_json(const struct xlat_table *t, uint64_t val);
@@ -121,7 +121,7 @@ enum field_id {
 	FLD_PATTERN, FLD_OPTION, FLD_VALUE, FLD_LABEL, FLD_SCOPE, FLD_ERRNO,
 	FLD_MAY_FAIL, FLD_SIGNAL, FLD_VMA, FLD_START, FLD_END, FLD_SAME_VMA,
 	FLD_DIFFERENT_VMA, FLD_VMA_COUNT, FLD_FROM, FLD_MAPPED, FLD_FAULTED,
-	FLD_THP, FLD_COMMENT,
+	FLD_THP, FLD_ACTION, FLD_MODE, FLD_COMMENT,
 	FLD__COUNT
 };
 struct field_def {

@@ -6,6 +6,7 @@
 static const char *const access_choices[] = { "write", "read", NULL };
 static const char *const scope_choices[] = { "carveout", "all", NULL };
 static const char *const file_choices[] = { "memfd", "tmpfile", NULL };
+static const char *const action_choices[] = { "register", "unregister", NULL };
 
 const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_NAME] = { "name", FT_NEWNAME, NULL, "region name bound to the result" },
@@ -39,6 +40,8 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_MAPPED] = { "mapped", FT_BOOL, NULL, "expect: some VMA contains at" },
 	[FLD_FAULTED] = { "faulted", FT_BOOL, NULL, "expect: every (or no) page of the range is present" },
 	[FLD_THP] = { "thp", FT_BOOL, NULL, "expect: the range is (or is not) backed by huge pages" },
+	[FLD_ACTION] = { "action", FT_ENUM, action_choices, "userfaultfd: register (default) or unregister" },
+	[FLD_MODE] = { "mode", FT_MASK, NULL, "userfaultfd register mode: missing (default), wp, minor" },
 	[FLD_COMMENT] = { "comment", FT_STR, NULL, "free text, ignored" },
 };
 

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <errno.h>
 #include <signal.h>
+#include <linux/userfaultfd.h>
 #include <string.h>
 #include <strings.h>
 
@@ -66,6 +67,12 @@ static const struct xlat prctl_items[] = {
 	{ "PR_MEMORY_MERGE", PR_SET_MEMORY_MERGE },
 };
 TABLE(xlat_prctl, "prctl option", "PR_", false, prctl_items);
+
+static const struct xlat uffd_mode_items[] = {
+	XLAT(UFFDIO_REGISTER_MODE_MISSING), XLAT(UFFDIO_REGISTER_MODE_WP),
+	XLAT(UFFDIO_REGISTER_MODE_MINOR),
+};
+TABLE(xlat_uffd_mode, "userfaultfd mode", "UFFDIO_REGISTER_MODE_", true, uffd_mode_items);
 
 /* Compare a user's spelling with a table name: any case, prefix optional. */
 static bool name_matches(const struct xlat_table *t, const char *want, const char *have)

@@ -41,20 +41,19 @@ jqr() {
 	jq -r "$@" "$JQ_DEFS $f" "$J"
 }
 
-# jq_true FILTER: the filter yields true on the last result.
+# jq_true [JQ_OPTS...] FILTER: the filter yields true on the last result.
 jq_true() {
-	local got
-	got="$(jq -r "$JQ_DEFS $1" "$J")" || fail "jq failed on: $1"
-	[[ "$got" == true ]] || fail "expected true from: $1
-got: $got"
+	assert_jq "$@" true
 }
 
-# assert_jq FILTER EXPECTED: jq -r FILTER on the last result equals EXPECTED.
+# assert_jq [JQ_OPTS...] FILTER EXPECTED: jq -r FILTER on the last result
+# equals EXPECTED (JQ_OPTS such as --arg NAME VALUE come first).
 assert_jq() {
-	local got
-	got="$(jq -r "$JQ_DEFS $1" "$J")" || fail "jq failed on: $1"
-	[[ "$got" == "$2" ]] || fail "jq '$1'
-expected: $2
+	local -a opts=("${@:1:$#-2}")
+	local filter="${*:$#-1:1}" want="${*:$#:1}" got
+	got="$(jq -r "${opts[@]}" "$JQ_DEFS $filter" "$J")" || fail "jq failed on: $filter"
+	[[ "$got" == "$want" ]] || fail "jq '$filter'
+expected: $want
 got     : $got"
 }
 
