@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Compare the kernel's selftests with anonremap's scenario library.
+
+One row per selftest test point: the selftest's verdict, anonremap's verdict
+for the matching scenario (or variant), and, for merge.c, whether the scenario
+asserts the same VMA bounds as the C test (find_vma_procmap + ASSERT_EQ on
+vma_start / vma_end, and ASSERT_FALSE(find_vma_procmap)). Exit 1 on any
+disagreement or missing scenario."""
+import argparse, json, os, re, sys
+
+def ktap(path):
+    rows = []
+    for line in open(path, errors="replace"):
+        m = re.match(r"^(not ok|ok) \d+ (.*)$", line.rstrip())
+        if not m:
+            continue
+        name, verdict = m.group(2), "pass" if m.group(1) == "ok" else "fail"
+        for mark, v in (("# XFAIL", "xfail"), ("# SKIP", "skip")):
+            if mark in name:
+                verdict = v if m.group(1) == "ok" else "fail"
+                name = name.replace(mark, "").strip()
+        rows.append((name.strip(), verdict))
+    return rows
+
+def c_term_pages(t):
+    t = t.strip()
+    if t == "page_size":
+        return 1
+    m = re.fullmatch(r"(\d+)\s*\*\s*page_size|page_size\s*\*\s*(\d+)", t)
+    if m:
+        return int(m.group(1) or m.group(2))
+    return None
+
+def norm_c(expr):
+    """(base, pages) of a C address expression like &ptr[5 * page_size]."""
+    e = re.sub(r"\((unsigned long|char \*|void \*)\)", "", expr).strip()
+    m = re.fullmatch(r"&\s*(\w+)\s*\[(.*)\]", e)
+    if m:
+        e = m.group(1) + " + " + m.group(2)
+    base, pages = None, 0
+    for sign, term in re.findall(r"([+-]?)\s*([^+-]+)", e):
+        p = c_term_pages(term)
+        if p is None:
+            if base is not None:
+                return ("?", expr)
+            base = term.strip()
+        else:
+            pages += -p if sign == "-" else p
+    return (base, pages)
+
+def norm_s(expr):
+    base, pages = None, 0
+    for sign, term in re.findall(r"([+-]?)([^+-]+)", expr.replace(" ", "")):
+        m = re.fullmatch(r"(\d+)p", term)
+        if m:
+            pages += -int(m.group(1)) if sign == "-" else int(m.group(1))
+        elif term == "p":
+            pages += -1 if sign == "-" else 1
+        else:
+            base = term
+    return (base, pages)
+
+def c_bounds(src, test):
+    m = re.search(r"TEST_F\(\w+,\s*%s\)\s*\{(.*?)\n\}" % re.escape(test), src, re.S)
+    if not m:
+        return None
+    body, out = m.group(1), []
+    for mm in re.finditer(r"ASSERT_(TRUE|FALSE)\(find_vma_procmap\(procmap,\s*(.*?)\)\);"
+                          r"(?:\s*ASSERT_EQ\(procmap->query\.vma_start,\s*(.*?)\);"
+                          r"\s*ASSERT_EQ\(procmap->query\.vma_end,\s*(.*?)\);)?", body, re.S):
+        if mm.group(1) == "FALSE":
+            out.append(("unmapped", norm_c(mm.group(2))))
+        elif mm.group(3):
+            out.append((norm_c(mm.group(2)), norm_c(mm.group(3)), norm_c(mm.group(4))))
+    return out
+
+def s_bounds(scenario):
+    out = []
+    for st in scenario.get("steps", []):
+        if st.get("op") != "expect":
+            continue
+        if "vma" in st:
+            out.append((norm_s(st["vma"]), norm_s(st["start"]), norm_s(st["end"])))
+        elif st.get("mapped") is False:
+            out.append(("unmapped", norm_s(st["at"])))
+    return out
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--selftests", required=True)
+    ap.add_argument("--library", required=True)
+    ap.add_argument("--scenarios", required=True)
+    ap.add_argument("--map", required=True)
+    a = ap.parse_args()
+
+    lib = {s["name"]: s for s in json.load(open(a.library))["scenarios"]}
+    explicit = {}
+    if os.path.exists(a.map):
+        for line in open(a.map):
+            if line.strip() and not line.startswith("#"):
+                binary, test, scen = line.rstrip("\n").split("\t")
+                explicit[(binary, test)] = scen
+    merge_src = open(os.path.join(a.src, "merge.c")).read()
+    bad = 0
+    rows = []
+    for binary in ("merge", "mremap_test", "mremap_dontunmap"):
+        path = os.path.join(a.selftests, binary + ".ktap")
+        if not os.path.exists(path):
+            print(f"{binary}: no output", file=sys.stderr)
+            bad += 1
+            continue
+        for test, verdict in ktap(path):
+            scen = explicit.get((binary, test))
+            if scen is None and binary == "merge":
+                parts = test.split(".")
+                scen = parts[-1] if len(parts) == 2 else f"{parts[2]}[{parts[1]}]"
+            res = lib.get(scen) if scen else None
+            ours = res["status"] if res else "missing"
+            agree = (verdict in ("pass", "xfail") and ours == "pass") or verdict == ours
+            bounds = "n/a"
+            if binary == "merge" and res:
+                cb = c_bounds(merge_src, test.split(".")[-1])
+                sb = s_bounds(res["scenario"])
+                bounds = "same" if cb == sb else "DIFFERENT"
+                if cb != sb:
+                    agree = False
+                    print(f"# {test}: selftest asserts {cb}\n#   scenario asserts {sb}", file=sys.stderr)
+            rows.append((binary, test, verdict, scen or "-", ours, bounds, agree))
+            bad += not agree
+    w = max(len(r[1]) for r in rows) if rows else 10
+    print(f"{'selftest':<17} {'test':<{w}} {'verdict':<7} {'anonremap':<9} {'bounds':<9} scenario")
+    for b, t, v, s, o, bo, ag in rows:
+        print(f"{b:<17} {t:<{w}} {v:<7} {o:<9} {bo:<9} {s}{'' if ag else '   <-- DISAGREES'}")
+    n = len(rows)
+    print(f"\n{n - bad} of {n} rows agree" + ("" if not bad else f"; {bad} disagree"))
+    return 1 if bad else 0
+
+sys.exit(main())
