@@ -183,7 +183,7 @@ struct step {
 };
 enum feature {
 	FEAT_PROCMAP_QUERY, FEAT_MREMAP_DONTUNMAP, FEAT_MREMAP_RELOCATE_ANON,
-	FEAT_THP, FEAT_KSM, FEAT_USERFAULTFD, FEAT_ROOT, FEAT_MSEAL,
+	FEAT_THP, FEAT_KSM, FEAT_USERFAULTFD, FEAT_ROOT, FEAT_MSEAL, FEAT_UPROBE,
 	FEAT__COUNT
 };
 struct scenario {
@@ -292,6 +292,9 @@ void child_main(const struct child_cfg *cfg) __attribute__((noreturn));
 void child_touch(const struct call *c, struct reply *rep);
 int child_fork(struct reply *rep);
 uint64_t now_ns(void);
+
+/* op-uprobe.c */
+int uprobe_file_fd(void);
 
 /* run.c: the parent side of one scenario */
 struct binding {

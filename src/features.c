@@ -19,6 +19,7 @@ const char *const feature_names[FEAT__COUNT] = {
 	[FEAT_USERFAULTFD] = "userfaultfd",
 	[FEAT_ROOT] = "root",
 	[FEAT_MSEAL] = "mseal",
+	[FEAT_UPROBE] = "uprobe",
 };
 
 static struct feature_state states[FEAT__COUNT];
@@ -177,6 +178,13 @@ static void probe(enum feature f)
 		else
 			snprintf(states[f].reason, sizeof(states[f].reason),
 				 "transparent_hugepage/enabled is [%s]", buf);
+		break;
+	case FEAT_UPROBE:
+		states[f].probed = true;
+		rc = read_small_file("/sys/bus/event_source/devices/uprobe/type", buf, sizeof(buf));
+		states[f].ok = !rc;
+		snprintf(states[f].reason, sizeof(states[f].reason), "/sys/bus/event_source/devices/uprobe/type: %s",
+			 rc ? errno_name(-rc) : "present");
 		break;
 	case FEAT_ROOT:
 		states[f].probed = true;

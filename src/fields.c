@@ -5,7 +5,7 @@
 
 static const char *const access_choices[] = { "write", "read", NULL };
 static const char *const scope_choices[] = { "carveout", "all", NULL };
-static const char *const file_choices[] = { "memfd", "tmpfile", NULL };
+static const char *const file_choices[] = { "memfd", "tmpfile", "uprobe", NULL };
 static const char *const action_choices[] = { "register", "unregister", NULL };
 
 const struct field_def field_defs[FLD__COUNT] = {
@@ -14,7 +14,7 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_LEN] = { "len", FT_SIZE, NULL, "length" },
 	[FLD_PROT] = { "prot", FT_MASK, NULL, "protection: none, r, rw, rwx, or names" },
 	[FLD_FLAGS] = { "flags", FT_MASK, NULL, "flag names or a number" },
-	[FLD_FILE] = { "file", FT_ENUM, file_choices, "back the mapping by a memfd or an unlinked temporary file" },
+	[FLD_FILE] = { "file", FT_ENUM, file_choices, "back the mapping by a new memfd, a new unlinked temporary file, or the uprobe op's file" },
 	[FLD_OFFSET] = { "offset", FT_SIZE, NULL, "file offset" },
 	[FLD_REGION] = { "region", FT_REGION, NULL, "a bound region: its address and length" },
 	[FLD_ADVICE] = { "advice", FT_VALUE, NULL, "madvise advice name or number" },

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-enum { FILE_NONE, FILE_MEMFD, FILE_TMPFILE };
+enum { FILE_NONE, FILE_MEMFD, FILE_TMPFILE, FILE_UPROBE };
 
 static int mmap_prepare(struct run *r, struct step *st, struct call *c, cJSON *args, struct err *err)
 {
@@ -20,7 +20,7 @@ static int mmap_prepare(struct run *r, struct step *st, struct call *c, cJSON *a
 	if (st->f[FLD_PROT].set)
 		prot = st->f[FLD_PROT].u;
 	if (st->f[FLD_FILE].set)
-		file = st->f[FLD_FILE].s[0] == 'm' ? FILE_MEMFD : FILE_TMPFILE;
+		file = st->f[FLD_FILE].s[0] == 'm' ? FILE_MEMFD : st->f[FLD_FILE].s[0] == 'u' ? FILE_UPROBE : FILE_TMPFILE;
 	if (st->f[FLD_OFFSET].set)
 		off = st->f[FLD_OFFSET].u;
 	if (st->f[FLD_FLAGS].set)
@@ -70,7 +70,15 @@ static void mmap_exec(const struct call *c, struct reply *rep)
 {
 	int fd = -1;
 
-	if (c->a[4] != FILE_NONE) {
+	if (c->a[4] == FILE_UPROBE) {
+		/* the file as the uprobe op left it: its size is the scenario's */
+		fd = uprobe_file_fd() >= 0 ? dup(uprobe_file_fd()) : -1;
+		if (fd < 0) {
+			rep->ret = -1;
+			rep->err = uprobe_file_fd() < 0 ? EBADF : errno;
+			return;
+		}
+	} else if (c->a[4] != FILE_NONE) {
 		fd = make_file(c->a[4], c->a[5] + c->a[1]);
 		if (fd < 0) {
 			rep->ret = -1;
