@@ -210,6 +210,7 @@ int variants_expand(const char *file, const cJSON *doc, const char *want, cJSON 
 int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
 		       struct scenario **out, struct err *err);
 void scenario_free(struct scenario *sc);
+bool scenario_has_tag(const struct scenario *sc, const char *tag);
 int json_parse_located(const char *file, const char *buf, size_t len, cJSON **out, struct err *err);
 char *scenario_find(const char *name_or_path);
 const char *scenario_dir(void);

@@ -17,6 +17,8 @@ struct run_args {
 	char **steps;     /* -e */
 	int nsteps;
 	bool rss_set;
+	char **xtags;     /* -x */
+	int nxtags;
 };
 
 static const struct argp_option run_options[] = {
@@ -28,6 +30,7 @@ static const struct argp_option run_options[] = {
 	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 0 },
 	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 0 },
 	{ "execute", 'e', "STEP", 0, "a step in the text form (repeatable)", 0 },
+	{ "exclude-tag", 'x', "TAG", 0, "do not run scenarios tagged TAG (repeatable; e.g. slow, perf)", 0 },
 	{ "max-rss", 'm', "SIZE", 0, "kill a scenario process whose RSS exceeds SIZE (default: half of RAM; 0: no limit)", 0 },
 	{ 0 }
 };
@@ -83,6 +86,10 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--max-rss: %s", err.msg);
 		a->ro.max_rss_kb /= 1024;
 		a->rss_set = true;
+		return 0;
+	case 'x':
+		a->xtags = realloc(a->xtags, (a->nxtags + 1) * sizeof(char *));
+		a->xtags[a->nxtags++] = arg;
 		return 0;
 	case 'e':
 		a->steps = realloc(a->steps, (a->nsteps + 1) * sizeof(char *));
@@ -229,6 +236,19 @@ int cmd_run(int argc, char **argv)
 		}
 	}
 	free(a.steps);
+	/* drop what -x excludes, after validation: an excluded file must still be valid */
+	int kept = 0;
+	for (int i = 0; i < n; i++) {
+		bool drop = false;
+		for (int t = 0; t < a.nxtags && !drop; t++)
+			drop = scenario_has_tag(scs[i], a.xtags[t]);
+		if (drop)
+			scenario_free(scs[i]);
+		else
+			scs[kept++] = scs[i];
+	}
+	n = kept;
+	free(a.xtags);
 	if (bad) {
 		for (int i = 0; i < n; i++)
 			scenario_free(scs[i]);

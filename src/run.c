@@ -299,6 +299,12 @@ static cJSON *new_result(struct scenario *sc)
 	cJSON_AddStringToObject(res, "status", "pass");
 	cJSON_AddStringToObject(res, "reason", "");
 	cJSON_AddItemToObject(res, "scenario", cJSON_Duplicate(sc->json, true));
+	/* the same keys whatever the status, so consumers need no special case */
+	cJSON_AddNullToObject(res, "carveout");
+	cJSON_AddNullToObject(res, "pid");
+	cJSON_AddArrayToObject(res, "steps");
+	cJSON_AddArrayToObject(res, "dumps");
+	cJSON_AddArrayToObject(res, "expectations");
 	return res;
 }
 
@@ -373,10 +379,11 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 	r->guard = sc->guard;
 	r->deadline = mono() + o->timeout;
 
-	cJSON *carve = cJSON_AddObjectToObject(res, "carveout");
-	r->steps = cJSON_AddArrayToObject(res, "steps");
-	r->dumps = cJSON_AddArrayToObject(res, "dumps");
-	r->expects = cJSON_AddArrayToObject(res, "expectations");
+	cJSON *carve = cJSON_CreateObject();
+	cJSON_ReplaceItemInObject(res, "carveout", carve);
+	r->steps = cJSON_GetObjectItem(res, "steps");
+	r->dumps = cJSON_GetObjectItem(res, "dumps");
+	r->expects = cJSON_GetObjectItem(res, "expectations");
 	r->wr = wait_reply(r, r->deadline, &rep, r->why, sizeof(r->why));
 	if (r->wr == WAIT_OK && rep.kind == REPLY_READY && !rep.err) {
 		char b[32];
@@ -398,7 +405,7 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 		snprintf(r->why, sizeof(r->why), "cannot reserve the carveout: %s", errno_name(rep.err));
 		r->wr = WAIT_DIED;
 	}
-	cJSON_AddNumberToObject(res, "pid", r->pid);
+	cJSON_ReplaceItemInObject(res, "pid", cJSON_CreateNumber(r->pid));
 	return r;
 }
 

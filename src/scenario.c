@@ -922,3 +922,12 @@ char *scenario_find(const char *arg)
 		return xstrdup(path);
 	return xstrdup(arg);
 }
+
+bool scenario_has_tag(const struct scenario *sc, const char *tag)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(sc->json, "tags"))
+		if (cJSON_IsString(it) && !strcmp(it->valuestring, tag))
+			return true;
+	return false;
+}

@@ -1,2 +1,79 @@
 #!/usr/bin/env bats
-@test "placeholder" { true; }
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The scenario library against the live kernel: every scenario (and every
+# variant) reaches the status that is right on this kernel. Scenarios tagged
+# slow or perf are left out here; scripts/run-library.sh --all runs them.
+
+load helper
+
+setup_file() {
+	export LIB="$BATS_FILE_TMPDIR/library.json"
+	"$AR" run -k -t 120 -x slow -x perf -o "$LIB" "$ANONREMAP_SCENARIO_DIR"/*.json || true
+	export LIST="$BATS_FILE_TMPDIR/list.json"
+	"$AR" list -f json >"$LIST"
+}
+
+@test "the library validates, all of it" {
+	run "$AR" check "$ANONREMAP_SCENARIO_DIR"/*.json
+	assert_success
+}
+
+@test "the library run produced a result for every non-slow scenario" {
+	want=$(jq -r '[.[] | select((.tags | index("slow") | not) and (.tags | index("perf") | not))] | length' "$LIST")
+	got=$(jq -r '.scenarios | length' "$LIB")
+	[ "$want" -gt 0 ]
+	[ "$got" -eq "$want" ]
+}
+
+@test "every relocate scenario skips, naming mremap_relocate_anon and the errno" {
+	names=$(jq -r '.[] | select(.requires | index("mremap_relocate_anon")) | .name' "$LIST")
+	[ -n "$names" ]
+	for n in $names; do
+		st=$(jq -r --arg n "$n" '.scenarios[] | select(.name == $n) | .status' "$LIB")
+		[ -z "$st" ] && continue # slow or perf: not run here
+		reason=$(jq -r --arg n "$n" '.scenarios[] | select(.name == $n) | .reason' "$LIB")
+		[ "$st" = skip ] || fail "$n: $st ($reason)"
+		[[ $reason == *mremap_relocate_anon* && $reason == *EINVAL* ]] || fail "$n: reason '$reason'"
+	done
+}
+
+@test "every other scenario passes (root-only ones skip without root)" {
+	bad=$(jq -r '.scenarios[] | select(.status != "pass" and .status != "skip") | "\(.name): \(.status) \(.reason)"' "$LIB")
+	[ -z "$bad" ] || fail "$bad"
+	for n in $(jq -r '.scenarios[] | select(.status == "skip") | .name' "$LIB"); do
+		req=$(jq -r --arg n "$n" '.[] | select(.name == $n) | .requires | join(",")' "$LIST")
+		case $req in
+		*mremap_relocate_anon*) ;;
+		*root*) [ "$(id -u)" -ne 0 ] || fail "$n skipped although we are root" ;;
+		*) fail "$n skipped: requires $req" ;;
+		esac
+	done
+}
+
+@test "every scenario names its origin and describes its layout" {
+	for f in "$ANONREMAP_SCENARIO_DIR"/*.json; do
+		jq -e '(.source | test("tools/testing/selftests/mm/")) and (.description | length > 20)' "$f" >/dev/null ||
+			fail "$f: source or description missing"
+	done
+}
+
+@test "expectations hold: no failed expectation anywhere in the library run" {
+	n=$(jq '[.scenarios[].expectations[] | select(.ok | not)] | length' "$LIB")
+	[ "$n" -eq 0 ]
+	total=$(jq '[.scenarios[].expectations[]] | length' "$LIB")
+	[ "$total" -gt 5 ]
+}
+
+@test "run NAME[variant] runs just that variant" {
+	v=$(jq -r '[.[] | select(.name | test("\\[")) | .name][0] // empty' "$LIST")
+	[ -n "$v" ] || skip "no scenario with variants in the library yet"
+	run_json "$v"
+	[ "$(jqr '.scenarios | length')" -eq 1 ]
+	assert_jq '.scenarios[0].name' "$v"
+}
+
+@test "scripts/run-library.sh prints the counts" {
+	run sh "${TOP_SRCDIR:-$BATS_TEST_DIRNAME/../..}/scripts/run-library.sh"
+	assert_success
+	assert_output --regexp 'library: [0-9]+ pass, [0-9]+ skip, 0 fail'
+}
