@@ -386,6 +386,20 @@ const char *kpageflags_status(void);
 /* expect.c */
 int expect_eval(struct run *r, struct step *st, cJSON *exp, struct err *err);
 
+/* report.c */
+void report_enrich(cJSON *doc, int argc, char **argv);
+char *report_summary(cJSON *doc);
+
+/* compare.c */
+struct compare_opts {
+	bool timing;
+	double tolerance;  /* fraction, for duration_ns */
+};
+cJSON *compare_scenarios(cJSON *a, cJSON *b, const struct compare_opts *o);
+cJSON *compare_features(cJSON *a, cJSON *b);
+int result_load(const char *path, cJSON **out, struct err *err);
+void print_diffs(FILE *fp, cJSON *diffs, const char *la, const char *lb);
+
 /* output: out-json.c, out-text.c, out-ktap.c */
 enum out_format { OUT_JSON, OUT_TEXT, OUT_KTAP };
 int out_write(cJSON *doc, enum out_format f, FILE *fp);
@@ -412,8 +426,11 @@ int cmd_maps(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_shell(int argc, char **argv);
 int cmd_names(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_show(int argc, char **argv);
 char *ops_help(int key, const char *text, void *input);
-extern const char *const command_names[];
+const char *command_name(int i);
 int parse_format(const char *arg, enum out_format *f);
 cJSON *result_new(void);
 int result_finish(cJSON *doc);

@@ -93,8 +93,8 @@ int cmd_names(int argc, char **argv)
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;
 	if (!strcmp(a.kind, "commands")) {
-		for (int i = 0; command_names[i]; i++)
-			printf("%s\n", command_names[i]);
+		for (int i = 0; command_name(i); i++)
+			printf("%s\n", command_name(i));
 	} else if (!strcmp(a.kind, "ops")) {
 		for (int i = 0; op_table[i]; i++)
 			printf("%s\n", op_table[i]->name);

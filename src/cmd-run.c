@@ -12,6 +12,7 @@ struct run_args {
 	struct load_opts lo;
 	enum out_format format;
 	const char *output;
+	const char *report;
 	char **files;
 	int nfiles;
 	char **steps;     /* -e */
@@ -31,6 +32,7 @@ static const struct argp_option run_options[] = {
 	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 0 },
 	{ "execute", 'e', "STEP", 0, "a step in the text form (repeatable)", 0 },
 	{ "exclude-tag", 'x', "TAG", 0, "do not run scenarios tagged TAG (repeatable; e.g. slow, perf)", 0 },
+	{ "report", 'R', "FILE", 0, "also write a report: the result with a text summary on top, for a mail", 0 },
 	{ "max-rss", 'm', "SIZE", 0, "kill a scenario process whose RSS exceeds SIZE (default: half of RAM; 0: no limit)", 0 },
 	{ 0 }
 };
@@ -86,6 +88,9 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--max-rss: %s", err.msg);
 		a->ro.max_rss_kb /= 1024;
 		a->rss_set = true;
+		return 0;
+	case 'R':
+		a->report = arg;
 		return 0;
 	case 'x':
 		a->xtags = realloc(a->xtags, (a->nxtags + 1) * sizeof(char *));
@@ -272,8 +277,26 @@ int cmd_run(int argc, char **argv)
 		cJSON_AddTrueToObject(doc, "interrupted");
 		rc = EXIT_ERROR;
 	}
+	report_enrich(doc, argc, argv);
 	if (emit_result(doc, a.format, a.output))
 		rc = EXIT_ERROR;
+	if (a.report) {
+		/* one file: the summary first, then the whole result */
+		char *sum = report_summary(doc);
+		cJSON *rep = cJSON_CreateObject(), *it;
+		cJSON_AddStringToObject(rep, "summary_text", sum);
+		free(sum);
+		while ((it = doc->child)) {
+			cJSON_DetachItemViaPointer(doc, it);
+			cJSON_AddItemToObject(rep, it->string, it);
+		}
+		cJSON_Delete(doc);
+		doc = rep;
+		if (out_to_file(doc, OUT_JSON, a.report, &err)) {
+			fprintf(stderr, "anonremap: cannot write the report: %s\n", err.msg);
+			rc = EXIT_ERROR;
+		}
+	}
 	cJSON_Delete(doc);
 	for (int i = 0; i < n; i++)
 		scenario_free(scs[i]);

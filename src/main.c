@@ -22,6 +22,9 @@ static const struct command {
 	{ "list", cmd_list, "list the bundled scenario library" },
 	{ "shell", cmd_shell, "one live scenario process, steps read from stdin" },
 	{ "names", cmd_names, "the names anonremap knows (ops, flags, ...), for completion" },
+	{ "replay", cmd_replay, "run a result's scenarios again and compare" },
+	{ "diff", cmd_diff, "compare two result files" },
+	{ "show", cmd_show, "render a result or report file as text, JSON or KTAP" },
 	{ NULL, NULL, NULL },
 };
 
@@ -30,7 +33,11 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-const char *const command_names[] = { "run", "check", "probe", "maps", "list", "shell", "names", NULL };
+/* For 'names commands': the table above is the one list. */
+const char *command_name(int i)
+{
+	return i >= 0 && i < (int)(sizeof(commands) / sizeof(commands[0])) ? commands[i].name : NULL;
+}
 
 struct global {
 	const struct command *cmd;
@@ -57,7 +64,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return EINVAL;
 	case ARGP_KEY_END:
 		if (!g->cmd)
-			argp_error(state, "a command is needed: run, check, probe, maps, list or shell");
+			argp_error(state, "a command is needed: run, check, probe, maps, list, shell, names, replay, diff or show");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -76,8 +83,9 @@ static const char doc[] =
 	"  list                         list the bundled scenario library\n"
 	"  shell                        one live scenario process, steps from stdin\n"
 	"  names KIND                   ops, fields, flag names, ... one a line\n"
-	"  shell                        one live scenario process, steps from stdin\n"
-	"  names KIND                   ops, fields, flag names, ... one a line\n"
+	"  replay RESULT.json           run a result's scenarios again and compare\n"
+	"  diff A.json B.json           compare two results, dump by dump\n"
+	"  show RESULT.json             render a result or report as text, JSON or KTAP\n"
 	"\n'anonremap COMMAND --help' describes each command. Exit status: 0 pass, "
 	"1 an expectation failed, 2 usage error or invalid scenario, 3 the scenario "
 	"process died or hung, or an internal error, 4 every scenario was skipped.";

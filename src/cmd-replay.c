@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* anonremap replay RESULT.json: run the embedded scenarios again on this
+ * kernel and say, step by step and dump by dump, what differs. */
+#include "anonremap.h"
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct replay_args {
+	const char *file;
+	enum out_format format;
+	struct run_opts ro;
+	struct compare_opts co;
+};
+
+static const struct argp_option replay_options[] = {
+	{ "format", 'f', "FORMAT", 0, "text (default) or json", 0 },
+	{ "timeout", 't', "SECONDS", 0, "per scenario (default 30)", 0 },
+	{ "timing", 'T', "FRACTION", OPTION_ARG_OPTIONAL, "also compare duration_ns, within FRACTION (default 0.5)", 0 },
+	{ 0 }
+};
+
+static error_t replay_parse(int key, char *arg, struct argp_state *state)
+{
+	struct replay_args *a = state->input;
+	char *end;
+
+	switch (key) {
+	case 'f':
+		if (parse_format(arg, &a->format) || a->format == OUT_KTAP)
+			argp_error(state, "--format: '%s' is not text or json", arg);
+		return 0;
+	case 't':
+		a->ro.timeout = strtod(arg, &end);
+		if (*end || !(a->ro.timeout > 0))
+			argp_error(state, "--timeout: '%s' is not a number of seconds above 0", arg);
+		return 0;
+	case 'T':
+		a->co.timing = true;
+		a->co.tolerance = arg ? strtod(arg, &end) : 0.5;
+		if (arg && (*end || a->co.tolerance < 0))
+			argp_error(state, "--timing: '%s' is not a fraction", arg);
+		return 0;
+	case ARGP_KEY_ARG:
+		if (a->file)
+			argp_error(state, "one result file");
+		a->file = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (!a->file)
+			argp_error(state, "a result file is needed");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+void print_diffs(FILE *fp, cJSON *diffs, const char *la, const char *lb)
+{
+	cJSON *d;
+	cJSON_ArrayForEach(d, diffs)
+		fprintf(fp, "  %s: %s: %s %s, %s %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(d, "where")),
+			cJSON_GetStringValue(cJSON_GetObjectItem(d, "field")), la,
+			cJSON_GetStringValue(cJSON_GetObjectItem(d, "a")), lb,
+			cJSON_GetStringValue(cJSON_GetObjectItem(d, "b")));
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const char replay_doc[] =
+		"Run the scenarios embedded in a result (or report) file again on this kernel and "
+		"compare, with carveout-relative addresses: each step's return, errno, status and "
+		"signal, each dump's VMAs (bounds, perms, page state), each expectation's outcome.\v"
+		"Exit status: 0 the same, 1 different, 2 the file is not a valid result, 3 a replayed "
+		"scenario could not run.";
+	struct argp argp = { replay_options, replay_parse, "RESULT.json", replay_doc, NULL, NULL, NULL };
+	struct replay_args a = { .format = OUT_TEXT, .ro = { .timeout = 30 } };
+	struct load_opts lo = { .allow_outside = false };
+	struct err err;
+	cJSON *old, *sc;
+	int rc = EXIT_PASS;
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return EXIT_USAGE;
+	a.ro.max_rss_kb = mem_total_kb() / 2;
+	if (result_load(a.file, &old, &err)) {
+		fprintf(stderr, "anonremap: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	/* validate every embedded scenario before running any */
+	int n = cJSON_GetArraySize(cJSON_GetObjectItem(old, "scenarios")), i = 0;
+	struct scenario **scs = xcalloc(n ? n : 1, sizeof(*scs));
+	cJSON_ArrayForEach(sc, cJSON_GetObjectItem(old, "scenarios")) {
+		char where[512];
+		snprintf(where, sizeof(where), "%s: %s", a.file, cJSON_GetStringValue(cJSON_GetObjectItem(sc, "name")));
+		if (scenario_from_json(where, cJSON_Duplicate(cJSON_GetObjectItem(sc, "scenario"), 1), &lo, &scs[i], &err)) {
+			fprintf(stderr, "anonremap: %s\n", err.msg);
+			rc = EXIT_USAGE;
+		}
+		i++;
+	}
+	cJSON *now = result_new();
+	cJSON *out = cJSON_CreateObject(), *outs = cJSON_AddArrayToObject(out, "scenarios");
+	cJSON *feat = compare_features(old, now);
+	cJSON_AddItemToObject(out, "kernel", feat);
+	for (i = 0; rc != EXIT_USAGE && i < n; i++) {
+		int st;
+		cJSON *res = run_scenario(scs[i], &a.ro, &st);
+		cJSON *rec = cJSON_GetArrayItem(cJSON_GetObjectItem(old, "scenarios"), i);
+		cJSON *diffs = compare_scenarios(rec, res, &a.co);
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", cJSON_GetStringValue(cJSON_GetObjectItem(rec, "name")));
+		cJSON_AddBoolToObject(o, "same", cJSON_GetArraySize(diffs) == 0);
+		cJSON_AddItemToObject(o, "differences", diffs);
+		cJSON_AddItemToArray(outs, o);
+		if (cJSON_GetArraySize(diffs) && rc == EXIT_PASS)
+			rc = EXIT_FAIL;
+		cJSON_AddItemToArray(cJSON_GetObjectItem(now, "scenarios"), res);
+	}
+	if (rc != EXIT_USAGE) {
+		cJSON_AddBoolToObject(out, "same", rc == EXIT_PASS);
+		if (a.format == OUT_JSON) {
+			out_json(out, stdout);
+		} else {
+			cJSON *k = cJSON_GetObjectItem(old, "kernel");
+			printf("replay of %s: recorded on Linux %s, replayed on Linux %s\n", a.file,
+			       cJSON_GetStringValue(cJSON_GetObjectItem(k, "release")), kinfo.release);
+			if (cJSON_GetArraySize(feat)) {
+				printf("the kernels differ:\n");
+				print_diffs(stdout, feat, "recorded", "now");
+			}
+			cJSON_ArrayForEach(sc, outs) {
+				bool same = cJSON_IsTrue(cJSON_GetObjectItem(sc, "same"));
+				printf("%s: %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(sc, "name")),
+				       same ? "same" : "DIFFERENT");
+				print_diffs(stdout, cJSON_GetObjectItem(sc, "differences"), "recorded", "now");
+			}
+		}
+		if (fflush(stdout))
+			rc = EXIT_ERROR;
+	}
+	cJSON_Delete(out);
+	cJSON_Delete(now);
+	cJSON_Delete(old);
+	for (i = 0; i < n; i++)
+		scenario_free(scs[i]);
+	free(scs);
+	return rc;
+}

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Compare two results of the same scenario, by carveout-relative addresses:
+ * steps' returns and errnos, dumps' VMAs, expectations' outcomes. One engine
+ * for replay and diff. */
+#include "anonremap.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *s_(cJSON *o, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A value as short text: strings as they are, numbers, null, JSON otherwise. */
+static char *text_of(cJSON *v)
+{
+	char buf[64];
+	if (!v || cJSON_IsNull(v))
+		return xstrdup("null");
+	if (cJSON_IsString(v))
+		return xstrdup(v->valuestring);
+	if (cJSON_IsNumber(v)) {
+		snprintf(buf, sizeof(buf), "%.0f", v->valuedouble);
+		return xstrdup(buf);
+	}
+	if (cJSON_IsBool(v))
+		return xstrdup(cJSON_IsTrue(v) ? "true" : "false");
+	char *p = cJSON_PrintUnformatted(v);
+	return p ? p : xstrdup("?");
+}
+
+static void add(cJSON *diffs, const char *where, const char *field, cJSON *a, cJSON *b)
+{
+	char *ta = text_of(a), *tb = text_of(b);
+	if (strcmp(ta, tb)) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "where", where);
+		cJSON_AddStringToObject(d, "field", field);
+		cJSON_AddStringToObject(d, "a", ta);
+		cJSON_AddStringToObject(d, "b", tb);
+		cJSON_AddItemToArray(diffs, d);
+	}
+	free(ta);
+	free(tb);
+}
+
+static void add_s(cJSON *diffs, const char *where, const char *field, const char *a, const char *b)
+{
+	cJSON *ja = a ? cJSON_CreateString(a) : cJSON_CreateNull(), *jb = b ? cJSON_CreateString(b) : cJSON_CreateNull();
+	add(diffs, where, field, ja, jb);
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+}
+
+/* The return as the result shows it, carveout-relative where it is an address. */
+static cJSON *ret_of(cJSON *st)
+{
+	cJSON *rel = cJSON_GetObjectItemCaseSensitive(st, "ret_rel");
+	return rel ? rel : cJSON_GetObjectItemCaseSensitive(st, "ret");
+}
+
+static void compare_steps(cJSON *diffs, cJSON *a, cJSON *b, const struct compare_opts *o)
+{
+	int na = cJSON_GetArraySize(a), nb = cJSON_GetArraySize(b);
+	char where[96];
+
+	for (int i = 0; i < (na > nb ? na : nb); i++) {
+		cJSON *x = cJSON_GetArrayItem(a, i), *y = cJSON_GetArrayItem(b, i);
+		const char *op = s_(x ? x : y, "op");
+		snprintf(where, sizeof(where), "step %d (%s)", i, op ? op : "?");
+		if (!x || !y) {
+			add_s(diffs, where, "ran", x ? "yes" : "no", y ? "yes" : "no");
+			continue;
+		}
+		add(diffs, where, "op", cJSON_GetObjectItem(x, "op"), cJSON_GetObjectItem(y, "op"));
+		add(diffs, where, "ret", ret_of(x), ret_of(y));
+		add(diffs, where, "errno", cJSON_GetObjectItem(x, "errno"), cJSON_GetObjectItem(y, "errno"));
+		add(diffs, where, "status", cJSON_GetObjectItem(x, "status"), cJSON_GetObjectItem(y, "status"));
+		cJSON *sx = cJSON_GetObjectItem(x, "signal"), *sy = cJSON_GetObjectItem(y, "signal");
+		add(diffs, where, "signal", cJSON_GetObjectItem(sx, "name"), cJSON_GetObjectItem(sy, "name"));
+		if (o->timing) {
+			double tx = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "duration_ns"));
+			double ty = cJSON_GetNumberValue(cJSON_GetObjectItem(y, "duration_ns"));
+			if (!isnan(tx) && !isnan(ty) && fabs(ty - tx) > o->tolerance * (tx > ty ? tx : ty))
+				add(diffs, where, "duration_ns", cJSON_GetObjectItem(x, "duration_ns"),
+				    cJSON_GetObjectItem(y, "duration_ns"));
+		}
+	}
+}
+
+/* "carveout+1p..carveout+11p rw-p x........." */
+static void vma_key(cJSON *v, char *buf, size_t len, bool with_state)
+{
+	const char *rel = s_(v, "rel");
+	snprintf(buf, len, "%s %s%s%s", rel ? rel : s_(v, "start"), s_(v, "perms") ? s_(v, "perms") : "",
+		 with_state ? " " : "", with_state && s_(v, "pages_state") ? s_(v, "pages_state") : "");
+}
+
+static bool has_vma(cJSON *vmas, const char *key, bool with_state)
+{
+	cJSON *v;
+	char k[512];
+	cJSON_ArrayForEach(v, vmas) {
+		vma_key(v, k, sizeof(k), with_state);
+		if (!strcmp(k, key))
+			return true;
+	}
+	return false;
+}
+
+static void compare_dumps(cJSON *diffs, cJSON *a, cJSON *b)
+{
+	int na = cJSON_GetArraySize(a), nb = cJSON_GetArraySize(b);
+	char where[128], key[512];
+
+	for (int i = 0; i < (na > nb ? na : nb); i++) {
+		cJSON *x = cJSON_GetArrayItem(a, i), *y = cJSON_GetArrayItem(b, i);
+		cJSON *d = x ? x : y;
+		snprintf(where, sizeof(where), "dump %d (after step %.0f%s%s)", i,
+			 cJSON_GetNumberValue(cJSON_GetObjectItem(d, "after_step")),
+			 s_(d, "label") && *s_(d, "label") ? ", " : "", s_(d, "label") ? s_(d, "label") : "");
+		if (!x || !y) {
+			add_s(diffs, where, "taken", x ? "yes" : "no", y ? "yes" : "no");
+			continue;
+		}
+		add(diffs, where, "vma_count", cJSON_GetObjectItem(x, "vma_count"), cJSON_GetObjectItem(y, "vma_count"));
+		cJSON *vx = cJSON_GetObjectItem(x, "vmas"), *vy = cJSON_GetObjectItem(y, "vmas"), *v;
+		/* a VMA whose bounds and perms match on both sides differs, if at all, in its pages */
+		cJSON_ArrayForEach(v, vx) {
+			vma_key(v, key, sizeof(key), false);
+			if (!has_vma(vy, key, false)) {
+				add_s(diffs, where, "vma", key, "absent");
+				continue;
+			}
+			vma_key(v, key, sizeof(key), true);
+			if (!has_vma(vy, key, true)) {
+				cJSON *w;
+				char k2[512], kb[512];
+				vma_key(v, k2, sizeof(k2), false);
+				cJSON_ArrayForEach(w, vy) {
+					vma_key(w, kb, sizeof(kb), false);
+					if (!strcmp(kb, k2)) {
+						char f[600];
+						snprintf(f, sizeof(f), "pages_state of %s", k2);
+						add(diffs, where, f, cJSON_GetObjectItem(v, "pages_state"),
+						    cJSON_GetObjectItem(w, "pages_state"));
+					}
+				}
+			}
+		}
+		cJSON_ArrayForEach(v, vy) {
+			vma_key(v, key, sizeof(key), false);
+			if (!has_vma(vx, key, false))
+				add_s(diffs, where, "vma", "absent", key);
+		}
+	}
+}
+
+static void compare_expects(cJSON *diffs, cJSON *a, cJSON *b)
+{
+	cJSON *x, *y;
+	char where[96];
+
+	cJSON_ArrayForEach(x, a) {
+		double step = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "step"));
+		snprintf(where, sizeof(where), "expectation at step %.0f (%s)", step, s_(x, "check"));
+		cJSON *match = NULL;
+		cJSON_ArrayForEach(y, b)
+			if (cJSON_GetNumberValue(cJSON_GetObjectItem(y, "step")) == step)
+				match = y;
+		if (!match) {
+			add_s(diffs, where, "evaluated", "yes", "no");
+			continue;
+		}
+		add(diffs, where, "ok", cJSON_GetObjectItem(x, "ok"), cJSON_GetObjectItem(match, "ok"));
+		if (!cJSON_Compare(cJSON_GetObjectItem(x, "found"), cJSON_GetObjectItem(match, "found"), 1))
+			add(diffs, where, "found", cJSON_GetObjectItem(x, "found"), cJSON_GetObjectItem(match, "found"));
+	}
+	cJSON_ArrayForEach(y, b) {
+		double step = cJSON_GetNumberValue(cJSON_GetObjectItem(y, "step"));
+		bool found = false;
+		cJSON_ArrayForEach(x, a)
+			found |= cJSON_GetNumberValue(cJSON_GetObjectItem(x, "step")) == step;
+		if (!found) {
+			snprintf(where, sizeof(where), "expectation at step %.0f (%s)", step, s_(y, "check"));
+			add_s(diffs, where, "evaluated", "no", "yes");
+		}
+	}
+}
+
+/* Every difference between scenario results a and b, as {where, field, a, b}. */
+cJSON *compare_scenarios(cJSON *a, cJSON *b, const struct compare_opts *o)
+{
+	cJSON *diffs = cJSON_CreateArray();
+
+	add(diffs, "scenario", "status", cJSON_GetObjectItem(a, "status"), cJSON_GetObjectItem(b, "status"));
+	compare_steps(diffs, cJSON_GetObjectItem(a, "steps"), cJSON_GetObjectItem(b, "steps"), o);
+	compare_dumps(diffs, cJSON_GetObjectItem(a, "dumps"), cJSON_GetObjectItem(b, "dumps"));
+	compare_expects(diffs, cJSON_GetObjectItem(a, "expectations"), cJSON_GetObjectItem(b, "expectations"));
+	return diffs;
+}
+
+/* Kernel features that differ between two result documents. */
+cJSON *compare_features(cJSON *a, cJSON *b)
+{
+	cJSON *diffs = cJSON_CreateArray(), *f;
+	cJSON *fa = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "kernel"), "features");
+	cJSON *fb = cJSON_GetObjectItem(cJSON_GetObjectItem(b, "kernel"), "features");
+
+	cJSON_ArrayForEach(f, fa)
+		add(diffs, "kernel features", f->string, f, cJSON_GetObjectItem(fb, f->string));
+	cJSON_ArrayForEach(f, fb)
+		if (!cJSON_GetObjectItem(fa, f->string))
+			add(diffs, "kernel features", f->string, NULL, f);
+	add(diffs, "kernel", "release", cJSON_GetObjectItem(cJSON_GetObjectItem(a, "kernel"), "release"),
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(b, "kernel"), "release"));
+	return diffs;
+}
+
+/* A result document from a file: JSON, format version 1, with scenarios. */
+int result_load(const char *path, cJSON **out, struct err *err)
+{
+	char *buf;
+	size_t len;
+	struct err e2;
+	FILE *fp = strcmp(path, "-") ? fopen(path, "re") : stdin;
+
+	if (!fp)
+		return err_set(err, "%s: cannot open: %m", path);
+	buf = read_fd_all(fileno(fp), 1u << 30, &len, &e2);
+	if (fp != stdin)
+		fclose(fp);
+	if (!buf)
+		return err_set(err, "%s: cannot read: %s", path, e2.msg);
+	int rc = json_parse_located(path, buf, len, out, err);
+	free(buf);
+	if (rc)
+		return -1;
+	cJSON *v = cJSON_GetObjectItem(*out, "anonremap"), *scs = cJSON_GetObjectItem(*out, "scenarios"), *sc;
+	const char *why = NULL;
+	if (!cJSON_IsObject(*out))
+		why = "not a JSON object";
+	else if (!cJSON_IsNumber(v))
+		why = "no \"anonremap\" format version: not an anonremap result";
+	else if (v->valuedouble != FORMAT_VERSION)
+		why = "unsupported format version";
+	else if (!cJSON_IsArray(scs))
+		why = "no \"scenarios\" list: not a result (a scenario file?)";
+	else
+		cJSON_ArrayForEach(sc, scs)
+			if (!cJSON_IsObject(sc) || !cJSON_IsString(cJSON_GetObjectItem(sc, "name")) ||
+			    !cJSON_IsString(cJSON_GetObjectItem(sc, "status")) ||
+			    !cJSON_IsObject(cJSON_GetObjectItem(sc, "scenario")) ||
+			    !cJSON_IsArray(cJSON_GetObjectItem(sc, "steps")))
+				why = "a scenario result lacks name, status, scenario or steps (truncated?)";
+	if (why) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		return err_set(err, "%s: %s", path, why);
+	}
+	return 0;
+}
