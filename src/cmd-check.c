@@ -44,7 +44,7 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 int cmd_check(int argc, char **argv)
 {
 	static const char check_doc[] = "Parse and validate scenario files; run nothing.\v"
-				  "Prints 'FILE: ok (N steps)' for each valid file and an error naming file, "
+				  "Prints 'FILE: ok: NAME (N steps)' for each valid scenario (one line a variant) and an error naming file, "
 				  "line and column (JSON syntax) or step, op and field (scenario errors) "
 				  "for each invalid one. Exit status: 0 all valid, 2 otherwise.";
 	struct argp argp = { check_options, check_parse, "SCENARIO...", check_doc, NULL, NULL, NULL };

@@ -44,7 +44,8 @@ int cmd_list(int argc, char **argv)
 {
 	static const char list_doc[] = "List the bundled scenarios: name, source and requirements.\v"
 				  "The library is read from $ANONREMAP_SCENARIO_DIR, else a 'scenarios' "
-				  "folder beside the binary, else the installed " SCENARIODIR ".";
+				  "folder beside the binary, else ../share/anonremap/scenarios relative to "
+				  "the binary, else the installed " SCENARIODIR ".";
 	struct argp argp = { list_options, list_parse, NULL, list_doc, NULL, NULL, NULL };
 	enum out_format f = OUT_TEXT;
 	struct dirent **ents;

@@ -138,6 +138,12 @@ int expr_parse(const char *s, struct names *nm, struct expr *e, struct err *err)
 			return -1;
 		if (rc == -2) {
 			p = start;
+			if (isdigit((unsigned char)*p)) {
+				const char *u = p;
+				while (isalnum((unsigned char)*u))
+					u++;
+				return err_set(err, "'%s': '%.*s' is not a size (units: p k m g pmd pud)", s, (int)(u - p), p);
+			}
 			if (!(isalpha((unsigned char)*p) || *p == '_'))
 				return err_set(err, "'%s': unexpected '%c' at offset %d", s,
 					       *p ? *p : '?', (int)(p - s));

@@ -25,7 +25,10 @@ static int mremap_prepare(struct run *r, struct step *st, struct call *c, cJSON 
 	cJSON_AddNumberToObject(args, "old_size", (double)c->a[1]);
 	cJSON_AddNumberToObject(args, "new_size", (double)c->a[2]);
 	cJSON_AddItemToObject(args, "flags", xlat_json(&xlat_mremap_flags, c->a[3]));
-	run_addr_json(r, args, "new_address", c->a[4]);
+	if (st->f[FLD_TO].set)
+		run_addr_json(r, args, "new_address", c->a[4]);
+	else
+		cJSON_AddNumberToObject(args, "new_address", 0);
 	return 0;
 }
 

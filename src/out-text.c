@@ -66,8 +66,10 @@ static void print_args(FILE *fp, cJSON *args)
 			fputs(a->valuestring, fp);
 		} else if (cJSON_IsNumber(a)) {
 			double v = a->valuedouble;
-			if (v >= 4096 && !strcmp(a->string + (kl > 3 ? kl - 3 : 0), "len"))
-				fprintf(fp, "%.0fp", v / 4096);
+			uint64_t ps = kinfo.page_size;
+			bool sz = (kl >= 3 && !strcmp(a->string + kl - 3, "len")) || (kl >= 4 && !strcmp(a->string + kl - 4, "size"));
+			if (sz && v >= ps && (uint64_t)v % ps == 0)
+				fprintf(fp, "%.0fp", v / ps);
 			else
 				fprintf(fp, "%.0f", v);
 		}

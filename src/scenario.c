@@ -384,6 +384,7 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 /* Where each region sits, relative to the carveout, as far as can be told
  * before running: kernel-chosen places are unknown and not range-checked. */
 struct sim {
+	int forks;
 	bool bound[MAX_REGIONS];
 	bool known[MAX_REGIONS];
 	__int128 rel[MAX_REGIONS];
@@ -472,8 +473,15 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 		if (f[FLD_AT].set && op_has_field(op, FLD_OLD_LEN) && !f[FLD_OLD_LEN].set)
 			return err_set(err, "old_len: required with 'at'");
 	}
-	if (!strcmp(op->name, "mmap") && !f[FLD_LEN].u)
-		return err_set(err, "len: must not be zero (the kernel refuses it; use errno to test that)");
+	if (!strcmp(op->name, "mmap") && !f[FLD_LEN].u && !f[FLD_ERRNO].set && !(f[FLD_MAY_FAIL].set && f[FLD_MAY_FAIL].u))
+		return err_set(err, "len: zero (the kernel refuses it: say errno EINVAL to test that)");
+	if (f[FLD_PATTERN].set && f[FLD_ACCESS].set && !strcmp(f[FLD_ACCESS].s, "read"))
+		return err_set(err, "pattern: writes the range, so it cannot go with access=read");
+	/* the trust model: these reach physical memory beyond the scenario's process */
+	if (!strcmp(op->name, "madvise") && (f[FLD_ADVICE].u == 100 || f[FLD_ADVICE].u == 101))
+		return err_set(err, "advice: MADV_HWPOISON and MADV_SOFT_OFFLINE change the machine, not the scenario process; refused");
+	if (!strcmp(op->name, "fork") && ++s->forks > MAX_FORKS)
+		return err_set(err, "more than %d forks in one scenario", MAX_FORKS);
 
 	/* placement */
 	uint64_t len = f[FLD_LEN].set ? f[FLD_LEN].u : kinfo.page_size;

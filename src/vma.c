@@ -45,7 +45,8 @@ int vma_open(struct vma_src *s, pid_t pid)
 	s->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0)
 		return -errno;
-	s->query = !force_maps_parse && !getenv("ANONREMAP_NO_PROCMAP_QUERY");
+	const char *no = getenv("ANONREMAP_NO_PROCMAP_QUERY");
+	s->query = !force_maps_parse && !(no && *no);
 	if (s->query && ioctl(s->fd, PROCMAP_QUERY, &q) < 0 && errno != ENOENT)
 		s->query = false; /* ENOTTY before 6.11 */
 	return 0;
