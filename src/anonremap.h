@@ -429,6 +429,7 @@ int cmd_names(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 char *ops_help(int key, const char *text, void *input);
 const char *command_name(int i);
 int parse_format(const char *arg, enum out_format *f);

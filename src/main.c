@@ -25,6 +25,7 @@ static const struct command {
 	{ "replay", cmd_replay, "run a result's scenarios again and compare" },
 	{ "diff", cmd_diff, "compare two result files" },
 	{ "show", cmd_show, "render a result or report file as text, JSON or KTAP" },
+	{ "bench", cmd_bench, "time mremap moves over sizes, population, alignment, THP and flags" },
 	{ NULL, NULL, NULL },
 };
 
@@ -64,7 +65,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return EINVAL;
 	case ARGP_KEY_END:
 		if (!g->cmd)
-			argp_error(state, "a command is needed: run, check, probe, maps, list, shell, names, replay, diff or show");
+			argp_error(state, "a command is needed: run, check, probe, maps, list, shell, names, replay, diff, show or bench");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -86,6 +87,7 @@ static const char doc[] =
 	"  replay RESULT.json           run a result's scenarios again and compare\n"
 	"  diff A.json B.json           compare two results, dump by dump\n"
 	"  show RESULT.json             render a result or report as text, JSON or KTAP\n"
+	"  bench [OPTIONS]              time mremap moves: plain against the relocate flags\n"
 	"\n'anonremap COMMAND --help' describes each command. Exit status: 0 pass, "
 	"1 an expectation failed, 2 usage error or invalid scenario, 3 the scenario "
 	"process died or hung, or an internal error, 4 every scenario was skipped.";
