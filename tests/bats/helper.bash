@@ -8,6 +8,11 @@ bats_require_minimum_version 1.5.0
 AR="${ANONREMAP:-$BATS_TEST_DIRNAME/../../anonremap}"
 export ANONREMAP_SCENARIO_DIR="${ANONREMAP_SCENARIO_DIR:-$BATS_TEST_DIRNAME/../../scenarios}"
 
+# sanitized: "$AR" is the ASan/UBSan build (make anonremap-san).
+sanitized() {
+	grep -qa '__asan_init' "$AR"
+}
+
 # run_json ARGS...: "$AR" run ARGS with stdout (the result document) in $J
 # and in $output, stderr in $stderr, the exit code in $status. Never fails
 # by itself: assert the status.
