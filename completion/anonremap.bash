@@ -12,7 +12,7 @@ _anonremap_step()
 {
 	local step=$1 words last op field prefix IFS=$' \t\n'
 	read -r -a words <<< "$step"
-	[[ $step == *" " ]] && words+=("")
+	[[ -z $step || $step == *" " ]] && words+=("")
 	last=${words[${#words[@]}-1]}
 	prefix=${step%"$last"}
 	if [[ ${#words[@]} -le 1 ]]; then
@@ -76,7 +76,7 @@ _anonremap()
 			COMPREPLY=($(compgen -W "$(_anonremap_names scenarios)" -- "$cur") $(compgen -f -- "$cur"))
 		fi ;;
 	names)
-		COMPREPLY=($(compgen -W "commands ops fields mmap-flags mremap-flags prot advice prctl features scenarios" -- "$cur")) ;;
+		COMPREPLY=($(compgen -W "$(_anonremap_names kinds)" -- "$cur")) ;;
 	maps)
 		COMPREPLY=($(compgen -W "$(ls /proc | grep -E '^[0-9]+$')" -- "$cur")) ;;
 	*)

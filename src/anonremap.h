@@ -66,6 +66,7 @@ const char *xlat_name(const struct xlat_table *t, uint64_t val);
 cJSON *xlat_json(const struct xlat_table *t, uint64_t val);
 void xlat_format(const struct xlat_table *t, uint64_t val, char *buf, size_t len);
 const char *xlat_nearest(const struct xlat_table *t, const char *name);
+int edit_distance(const char *a, const char *b);
 int errno_lookup(const char *name, int *val);
 int signal_lookup(const char *name, int *val);
 const char *errno_name(int e);
@@ -171,6 +172,8 @@ struct op_entry {
 };
 extern const struct op_entry *const op_table[];
 const struct op_entry *op_find(const char *name);
+const char *op_nearest(const char *name);
+const char *field_nearest(const struct op_entry *op, const char *key);
 bool op_has_field(const struct op_entry *op, enum field_id id);
 const struct op_field *op_field(const struct op_entry *op, enum field_id id);
 
@@ -212,6 +215,7 @@ int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
 void scenario_free(struct scenario *sc);
 bool scenario_has_tag(const struct scenario *sc, const char *tag);
 int json_parse_located(const char *file, const char *buf, size_t len, cJSON **out, struct err *err);
+int json_locate_error(const char *s, size_t len, size_t *off, const char **why, size_t *open);
 char *scenario_find(const char *name_or_path);
 const char *scenario_dir(void);
 
@@ -330,6 +334,8 @@ struct run {
 	bool stop;             /* a failed step ends the scenario */
 };
 int run_resolve(struct run *r, const struct step *st, enum field_id id, uint64_t *out, struct err *err);
+int run_check_range(struct run *r, const struct step *st, enum field_id id, uint64_t addr, uint64_t len,
+		    struct err *err);
 int run_range(struct run *r, const struct step *st, uint64_t *addr, uint64_t *len, bool len_required,
 	      uint64_t def_len, struct err *err);
 void run_addr_json(struct run *r, cJSON *obj, const char *key, uint64_t addr);
@@ -349,6 +355,7 @@ const char *region_of(struct run *r, uint64_t start, uint64_t end, cJSON **list)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out);
 int kpageflags_read(uint64_t pfn, uint64_t *flags);
+int kpageflags_read_range(uint64_t pfn, uint64_t n, uint64_t *flags);
 
 /* smaps.c */
 /* One parsed smaps entry; sizes in kB as the kernel prints them. */
@@ -363,6 +370,8 @@ int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_
 struct smaps_table *smaps_load(pid_t pid, struct err *err);
 void smaps_free(struct smaps_table *t);
 void smaps_add_json(const struct smaps_table *t, uint64_t start, cJSON *v);
+const struct smaps_entry *smaps_find(const struct smaps_table *t, uint64_t start);
+size_t smaps_count(const struct smaps_table *t);
 
 /* counters.c: libproc2 */
 struct counters;
@@ -378,9 +387,10 @@ unsigned long mem_total_kb(void);
 struct dump_opts {
 	bool smaps, pagemap;
 	struct run *run;   /* adds carveout-relative addresses and regions */
+	long *process_vmas; /* out: the process's VMA count (its smaps entries) */
 };
 cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, struct err *err);
-cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, struct err *err);
+cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, long *process_vmas, struct err *err);
 const char *kpageflags_status(void);
 
 /* expect.c */

@@ -17,7 +17,7 @@ static const struct {
 	{ "uffd-modes", &xlat_uffd_mode },
 };
 
-static const char *const kinds[] = { "commands", "ops", "fields", "mmap-flags", "mremap-flags", "prot",
+static const char *const kinds[] = { "kinds", "commands", "ops", "fields", "mmap-flags", "mremap-flags", "prot",
 				     "advice", "prctl", "uffd-modes", "features", "scenarios", NULL };
 
 static void print_table(const struct xlat_table *t, bool short_names)
@@ -85,14 +85,17 @@ int cmd_names(int argc, char **argv)
 {
 	static const char names_doc[] =
 		"Print the names anonremap knows, one a line, from its own tables.\v"
-		"KIND is one of: commands, ops, fields [OP], mmap-flags, mremap-flags, prot, "
+		"KIND is one of: kinds, commands, ops, fields [OP], mmap-flags, mremap-flags, prot, "
 		"advice, prctl, uffd-modes, features, scenarios. Bash completion reads these.";
 	struct argp argp = { names_options, names_parse, "KIND [OP]", names_doc, NULL, NULL, NULL };
 	struct names_args a = { 0 };
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;
-	if (!strcmp(a.kind, "commands")) {
+	if (!strcmp(a.kind, "kinds")) {
+		for (int k = 0; kinds[k]; k++)
+			printf("%s\n", kinds[k]);
+	} else if (!strcmp(a.kind, "commands")) {
 		for (int i = 0; command_name(i); i++)
 			printf("%s\n", command_name(i));
 	} else if (!strcmp(a.kind, "ops")) {

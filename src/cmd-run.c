@@ -186,11 +186,21 @@ char *ops_help(int key, const char *text, void *input)
 	len += snprintf(out + len, cap - len, "%s\n\nOps (text form: OP [FIRST] key=value...):\n", text ? text : "");
 	for (int i = 0; op_table[i]; i++) {
 		const struct op_entry *op = op_table[i];
-		len += snprintf(out + len, cap - len, "  %-9s %s\n           fields:%s", op->name, op->summary,
+		len += snprintf(out + len, cap - len, "  %-11s %s\n             fields:%s", op->name, op->summary,
 				op->fields[0].id == FLD__COUNT && !op->syscall ? " (none)" : "");
-		for (int f = 0; f < FLD__COUNT && len < cap - 64; f++)
-			if (op_has_field(op, f) && f != FLD_COMMENT)
-				len += snprintf(out + len, cap - len, " %s", field_defs[f].key);
+		/* lines under argp's right margin, so it does not rewrap them */
+		int col = 20;
+		for (int f = 0; f < FLD__COUNT && len < cap - 64; f++) {
+			if (!op_has_field(op, f) || f == FLD_COMMENT)
+				continue;
+			int w = strlen(field_defs[f].key) + 1;
+			if (col + w > 76) {
+				len += snprintf(out + len, cap - len, "\n                    ");
+				col = 20;
+			}
+			len += snprintf(out + len, cap - len, " %s", field_defs[f].key);
+			col += w;
+		}
 		len += snprintf(out + len, cap - len, "\n");
 	}
 	return out;

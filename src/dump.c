@@ -3,6 +3,7 @@
 #include "anonremap.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,90 +11,125 @@
 #define RLE_MIN_PAGES 128 /* VMAs at least this long get run-length encoding */
 #define RLE_MIN_RUN 8
 
+#define CHUNK_PAGES (64 * 1024) /* pagemap entries read at a time: 512 KiB */
+#define MAX_STATE_PAGES (1ull << 24) /* 64 GiB of 4 KiB pages: beyond, pagemap is not walked */
+
+struct runbuf {
+	char *s;
+	size_t len, cap;
+	char cur;       /* the run being counted */
+	uint64_t count;
+	bool rle;
+};
+
+static void put(struct runbuf *b, const char *piece)
+{
+	size_t pl = strlen(piece);
+	if (b->len + pl + 1 > b->cap) {
+		b->cap = (b->len + pl + 1) * 2;
+		b->s = realloc(b->s, b->cap);
+		if (!b->s)
+			abort(); /* out of memory: nothing sensible to report into */
+	}
+	memcpy(b->s + b->len, piece, pl + 1);
+	b->len += pl;
+}
+
+static void flush_run(struct runbuf *b)
+{
+	char piece[40];
+	if (!b->count)
+		return;
+	if (b->rle && b->count >= RLE_MIN_RUN) {
+		snprintf(piece, sizeof(piece), "%c{%" PRIu64 "}", b->cur, b->count);
+		put(b, piece);
+	} else {
+		memset(piece, b->cur, sizeof(piece) - 1);
+		for (uint64_t left = b->count; left;) {
+			size_t k = left < sizeof(piece) - 1 ? left : sizeof(piece) - 1;
+			piece[k] = 0;
+			put(b, piece);
+			memset(piece, b->cur, sizeof(piece) - 1);
+			left -= k;
+		}
+	}
+	b->count = 0;
+}
+
+static void add_page(struct runbuf *b, char c)
+{
+	if (b->count && c != b->cur)
+		flush_run(b);
+	b->cur = c;
+	b->count++;
+}
+
 /* One character a page: '.' absent, 'x' exclusive, 's' shared, 'w' swapped,
- * 'H' part of a THP (only where /proc/kpageflags is readable). */
-static char page_char(uint64_t pm, bool *kpf_ok)
+ * 'H' part of a THP (only where /proc/kpageflags is readable). The kernel's
+ * flags are read for runs of consecutive PFNs at once. */
+static void classify(const uint64_t *pm, uint64_t n, bool *kpf_ok, struct runbuf *b)
 {
-	uint64_t kf;
+	uint64_t kf[512];
 
-	if (pm & PM_SWAP)
-		return 'w';
-	if (!(pm & PM_PRESENT))
-		return '.';
-	if (*kpf_ok && (pm & PM_PFN_MASK)) {
-		if (kpageflags_read(pm & PM_PFN_MASK, &kf) == 0) {
-			if (kf & (1ull << KPF_THP))
-				return 'H';
-		} else {
+	for (uint64_t i = 0; i < n;) {
+		uint64_t e = pm[i];
+		if (e & PM_SWAP) {
+			add_page(b, 'w'), i++;
+			continue;
+		}
+		if (!(e & PM_PRESENT)) {
+			add_page(b, '.'), i++;
+			continue;
+		}
+		uint64_t pfn = e & PM_PFN_MASK, run = 1;
+		while (i + run < n && run < 512 && (pm[i + run] & PM_PRESENT) && !(pm[i + run] & PM_SWAP) &&
+		       (pm[i + run] & PM_PFN_MASK) == pfn + run)
+			run++;
+		bool kpf = *kpf_ok && pfn && !kpageflags_read_range(pfn, run, kf);
+		if (*kpf_ok && pfn && !kpf)
 			*kpf_ok = false;
+		for (uint64_t k = 0; k < run; k++) {
+			bool thp = kpf && (kf[k] & (1ull << KPF_THP));
+			add_page(b, thp ? 'H' : pm[i + k] & PM_EXCLUSIVE ? 'x' : 's');
 		}
+		i += run;
 	}
-	return pm & PM_EXCLUSIVE ? 'x' : 's';
 }
 
-/* Long VMAs: runs of RLE_MIN_RUN or more become "c{N}", e.g. "H{512}.{1536}". */
-static char *encode_runs(const char *s, size_t n)
-{
-	size_t cap = 64, len = 0;
-	char *out = xmalloc(cap);
-
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		while (j < n && s[j] == s[i])
-			j++;
-		char piece[32];
-		if (j - i >= RLE_MIN_RUN)
-			snprintf(piece, sizeof(piece), "%c{%zu}", s[i], j - i);
-		else
-			snprintf(piece, sizeof(piece), "%.*s", (int)(j - i), s + i);
-		size_t pl = strlen(piece);
-		if (len + pl + 1 > cap) {
-			cap = (len + pl + 1) * 2;
-			char *no = realloc(out, cap);
-			if (!no) {
-				free(out);
-				return NULL;
-			}
-			out = no;
-		}
-		memcpy(out + len, piece, pl);
-		len += pl;
-		i = j;
-	}
-	out[len] = 0;
-	return out;
-}
-
-/* Pages state of one VMA, with counts of each kind; NULL with errno. */
-static char *pages_state(pid_t pid, uint64_t start, uint64_t end, bool *kpf_ok, int *err)
+/* Pages state of one VMA, streamed through a chunk buffer: a VMA of any size
+ * costs 512 KiB of memory. Beyond MAX_STATE_PAGES the walk would take
+ * seconds a dump: the result says so instead (smaps still gives the counts). */
+static char *pages_state(pid_t pid, uint64_t start, uint64_t end, const struct smaps_entry *sm, bool *kpf_ok,
+			 int *err)
 {
 	uint64_t n = (end - start) / kinfo.page_size;
-	uint64_t *pm = malloc(n * sizeof(uint64_t) + 1);
-	char *s = malloc(n + 1);
+	struct runbuf b = { .rle = n >= RLE_MIN_PAGES };
 
-	if (!pm || !s) {
-		free(pm);
-		free(s);
+	(void)sm;
+	if (n > MAX_STATE_PAGES) {
+		*err = EFBIG;
+		return NULL;
+	}
+	uint64_t *pm = malloc((n < CHUNK_PAGES ? n : CHUNK_PAGES) * sizeof(uint64_t) + 8);
+	if (!pm) {
 		*err = ENOMEM;
 		return NULL;
 	}
-	int rc = pagemap_read(pid, start, n, pm);
-	if (rc) {
-		free(pm);
-		free(s);
-		*err = -rc;
-		return NULL;
+	for (uint64_t done = 0; done < n;) {
+		uint64_t k = n - done < CHUNK_PAGES ? n - done : CHUNK_PAGES;
+		int rc = pagemap_read(pid, start + done * kinfo.page_size, k, pm);
+		if (rc) {
+			free(pm);
+			free(b.s);
+			*err = -rc;
+			return NULL;
+		}
+		classify(pm, k, kpf_ok, &b);
+		done += k;
 	}
-	for (uint64_t i = 0; i < n; i++)
-		s[i] = page_char(pm[i], kpf_ok);
-	s[n] = 0;
 	free(pm);
-	if (n >= RLE_MIN_PAGES) {
-		char *e = encode_runs(s, n);
-		free(s);
-		return e;
-	}
-	return s;
+	flush_run(&b);
+	return b.s ? b.s : xstrdup("");
 }
 
 cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, struct err *err)
@@ -146,17 +182,29 @@ cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uin
 			smaps_add_json(sm, v[i].start, j);
 		if (o->pagemap) {
 			int e = 0;
-			char *ps = pages_state(vs->pid, v[i].start, v[i].end, &kpf_ok, &e);
-			if (ps)
+			char *ps = pages_state(vs->pid, v[i].start, v[i].end, smaps_find(sm, v[i].start), &kpf_ok, &e);
+			if (ps) {
 				cJSON_AddStringToObject(j, "pages_state", ps);
-			else
+			} else {
+				char why[160];
+				const struct smaps_entry *se = smaps_find(sm, v[i].start);
+				if (e == EFBIG)
+					snprintf(why, sizeof(why), "not read: more than %llu pages (smaps: Rss %llu kB, Swap %llu kB)",
+						 (unsigned long long)MAX_STATE_PAGES, se ? (unsigned long long)se->rss : 0ull,
+						 se ? (unsigned long long)se->swap : 0ull);
+				else
+					snprintf(why, sizeof(why), "/proc/%d/pagemap: %s", (int)vs->pid, errno_name(e));
 				cJSON_AddNullToObject(j, "pages_state");
+				cJSON_AddStringToObject(j, "pages_state_error", why);
+			}
 			free(ps);
 		}
 		vma_maps_line(&v[i], buf, sizeof(buf));
 		cJSON_AddStringToObject(j, "maps_line", buf);
 		cJSON_AddItemToArray(arr, j);
 	}
+	if (o->process_vmas)
+		*o->process_vmas = sm ? (long)smaps_count(sm) : -1;
 	smaps_free(sm);
 	vma_free_list(v, n);
 	return arr;
@@ -170,8 +218,8 @@ const char *kpageflags_status(void)
 	return rc ? "unreadable: huge pages are not marked H" : "readable";
 }
 
-cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, struct err *err)
+cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, long *process_vmas, struct err *err)
 {
-	struct dump_opts o = { .smaps = true, .pagemap = true, .run = r };
+	struct dump_opts o = { .smaps = true, .pagemap = true, .run = r, .process_vmas = process_vmas };
 	return vmas_json(&r->vs, &o, lo, hi, err);
 }

@@ -17,6 +17,8 @@ static int mmap_prepare(struct run *r, struct step *st, struct call *c, cJSON *a
 	if (st->f[FLD_AT].set && run_resolve(r, st, FLD_AT, &addr, err))
 		return -1;
 	len = st->f[FLD_LEN].u;
+	if (st->f[FLD_AT].set && run_check_range(r, st, FLD_AT, addr, len, err))
+		return -1;
 	if (st->f[FLD_PROT].set)
 		prot = st->f[FLD_PROT].u;
 	if (st->f[FLD_FILE].set)

@@ -16,6 +16,9 @@ static int mremap_prepare(struct run *r, struct step *st, struct call *c, cJSON 
 		old_len = st->f[FLD_OLD_LEN].u;
 	if (st->f[FLD_TO].set && run_resolve(r, st, FLD_TO, &new_addr, err))
 		return -1;
+	if (st->f[FLD_TO].set &&
+	    run_check_range(r, st, FLD_TO, new_addr, st->f[FLD_NEW_LEN].set ? st->f[FLD_NEW_LEN].u : old_len, err))
+		return -1;
 	c->a[0] = old_addr;
 	c->a[1] = old_len;
 	c->a[2] = st->f[FLD_NEW_LEN].set ? st->f[FLD_NEW_LEN].u : old_len;

@@ -34,7 +34,7 @@ static const struct op_field mseal_fields[] = {
 
 const struct op_entry op_mseal = {
 	.name = "mseal",
-	.summary = "seal a range (requires mseal)",
+	.summary = "seal a range",
 	.fields = mseal_fields,
 	.first_word = "region",
 	.syscall = true,

@@ -71,7 +71,7 @@ static const struct op_field uprobe_fields[] = {
 
 const struct op_entry op_uprobe = {
 	.name = "uprobe",
-	.summary = "make the scenario's probe file (len) with a perf uprobe at offset (requires uprobe)",
+	.summary = "make the probe file, with a perf uprobe at offset",
 	.fields = uprobe_fields,
 	.syscall = true,
 	.prepare = uprobe_prepare,

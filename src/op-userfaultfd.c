@@ -66,7 +66,7 @@ static const struct op_field uffd_fields[] = {
 
 const struct op_entry op_userfaultfd = {
 	.name = "userfaultfd",
-	.summary = "register (or unregister) a range with a userfaultfd (requires userfaultfd)",
+	.summary = "register or unregister a range with a userfaultfd",
 	.fields = uffd_fields,
 	.first_word = "region",
 	.syscall = true,

@@ -33,3 +33,35 @@ bool op_has_field(const struct op_entry *op, enum field_id id)
 	return id == FLD_COMMENT || op_field(op, id) != NULL ||
 	       (op->syscall && (id == FLD_ERRNO || id == FLD_MAY_FAIL || id == FLD_SIGNAL));
 }
+
+/* The op closest to a misspelling, for "did you mean". */
+const char *op_nearest(const char *name)
+{
+	const char *best = NULL;
+	int bestd = 3;
+	for (int i = 0; op_table[i]; i++) {
+		int d = edit_distance(name, op_table[i]->name);
+		if (d < bestd) {
+			bestd = d;
+			best = op_table[i]->name;
+		}
+	}
+	return best;
+}
+
+/* The field of op closest to a misspelt key. */
+const char *field_nearest(const struct op_entry *op, const char *key)
+{
+	const char *best = NULL;
+	int bestd = 3;
+	for (int f = 0; f < FLD__COUNT; f++) {
+		if (!op_has_field(op, f))
+			continue;
+		int d = edit_distance(key, field_defs[f].key);
+		if (d < bestd) {
+			bestd = d;
+			best = field_defs[f].key;
+		}
+	}
+	return best;
+}

@@ -5,6 +5,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int out_json(cJSON *doc, FILE *fp)
@@ -48,6 +49,9 @@ int out_to_file(cJSON *doc, enum out_format f, const char *path, struct err *err
 		free(tmp);
 		return -1;
 	}
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(fd, 0666 & ~um);
 	FILE *fp = fdopen(fd, "w");
 	if (!fp) {
 		err_set(err, "%s: %s", path, strerror(errno));

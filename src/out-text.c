@@ -8,6 +8,7 @@
 
 #define GAP_NEAR_PAGES 16 /* a gap up to this is drawn as spaces, beyond it as a zig-zag */
 #define BOX_MIN 11        /* "-----------", as merge.c draws a 5-page VMA */
+#define GAP_WIDE_PAGES 5  /* a hole with room for such a VMA is drawn as wide as one */
 
 static bool colour;
 
@@ -213,7 +214,7 @@ static void draw(FILE *fp, cJSON *vmas)
 		if (strlen(x->names) + 2 > x->w)
 			x->w = strlen(x->names) + 2;
 		long s = rel_pages(rel, false);
-		x->gap = !n ? 0 : s == prev_end ? 0 : s - prev_end <= GAP_NEAR_PAGES ? 1 : 2;
+		x->gap = !n ? 0 : s == prev_end ? 0 : s - prev_end > GAP_NEAR_PAGES ? 2 : s - prev_end >= GAP_WIDE_PAGES ? 3 : 1;
 		prev_end = rel_pages(rel, true);
 		if (n && strcmp(x->perms, b[0].perms))
 			perms_differ = true;
@@ -234,6 +235,9 @@ static void draw(FILE *fp, cJSON *vmas)
 		} else if (b[i].gap == 1) {
 			for (int r = 0; r < 6; r++)
 				strcat(row[r], "  ");
+		} else if (b[i].gap == 3) {
+			for (int r = 0; r < 6; r++)
+				strcat(row[r], "            ");
 		}
 		size_t w = b[i].w;
 		bool open = i == 0 || b[i].gap;

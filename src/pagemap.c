@@ -30,7 +30,8 @@ int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out)
 	return 0;
 }
 
-int kpageflags_read(uint64_t pfn, uint64_t *flags)
+/* Flags of n consecutive PFNs in one pread: a THP is 512 of them. */
+int kpageflags_read_range(uint64_t pfn, uint64_t n, uint64_t *flags)
 {
 	static int fd = -2;
 
@@ -38,7 +39,13 @@ int kpageflags_read(uint64_t pfn, uint64_t *flags)
 		fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -EACCES;
-	if (pread(fd, flags, sizeof(*flags), pfn * sizeof(uint64_t)) != sizeof(*flags))
-		return -errno;
+	ssize_t want = n * sizeof(uint64_t);
+	if (pread(fd, flags, want, pfn * sizeof(uint64_t)) != want)
+		return errno ? -errno : -EIO;
 	return 0;
+}
+
+int kpageflags_read(uint64_t pfn, uint64_t *flags)
+{
+	return kpageflags_read_range(pfn, 1, flags);
 }

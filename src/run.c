@@ -38,6 +38,32 @@ int run_resolve(struct run *r, const struct step *st, enum field_id id, uint64_t
 	return 0;
 }
 
+/* The same rule as the static check, on real addresses: a range whose base
+ * (the carveout, or a region the scenario placed in it) lies in the reserved
+ * area must stay there. Regions the kernel placed elsewhere are the scenario's
+ * own mappings and may be used where they are. */
+int run_check_range(struct run *r, const struct step *st, enum field_id id, uint64_t addr, uint64_t len,
+		    struct err *err)
+{
+	uint64_t lo = r->base - r->guard, hi = r->base + r->size + r->guard, base = r->base;
+	const struct expr *e = st->f[id].e;
+
+	if (r->opts->allow_outside)
+		return 0;
+	if (id == FLD_REGION) {
+		base = r->bind[names_find(&r->sc->names, st->f[FLD_REGION].s)].addr;
+	} else if (e) {
+		for (int i = 0; i < e->n; i++)
+			if (e->t[i].kind == TERM_REGION)
+				base = r->bind[e->t[i].region].addr;
+	}
+	if (base < lo || base >= hi)
+		return 0;
+	if (addr < lo || addr > hi || len > hi - addr)
+		return err_set(err, "%s: the range leaves the reserved area (use --allow-outside)", field_defs[id].key);
+	return 0;
+}
+
 /* at or region, then len; a region's length is the default. */
 int run_range(struct run *r, const struct step *st, uint64_t *addr, uint64_t *len, bool len_required,
 	      uint64_t def_len, struct err *err)
@@ -56,7 +82,7 @@ int run_range(struct run *r, const struct step *st, uint64_t *addr, uint64_t *le
 		*len = st->f[FLD_LEN].u;
 	if (len_required && !*len && !st->f[FLD_LEN].set)
 		return err_set(err, "len: required");
-	return 0;
+	return run_check_range(r, st, st->f[FLD_REGION].set ? FLD_REGION : FLD_AT, *addr, *len, err);
 }
 
 void run_addr_json(struct run *r, cJSON *obj, const char *key, uint64_t addr)
@@ -409,19 +435,27 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 	return r;
 }
 
-/* Wait for the paused scenario process: Enter on a terminal sends it SIGCONT. */
+/* Wait for the paused scenario process: Enter on a terminal sends it SIGCONT.
+ * At a terminal the pause does not count against --timeout (a person is
+ * looking); without one it does, so nothing waits forever unattended. */
 static enum wait_result wait_pause(struct run *r, struct reply *rep)
 {
 	double t0 = mono();
 	enum wait_result wr = WAIT_OK;
+	bool tty = isatty(0);
 
 	for (;;) {
 		struct pollfd pf[2] = { { r->rep_fd, POLLIN, 0 }, { 0, POLLIN, 0 } };
-		int np = isatty(0) ? 2 : 1;
+		int np = tty ? 2 : 1;
 		if (run_interrupted) {
 			snprintf(r->why, sizeof(r->why), "interrupted by the user");
 			wr = WAIT_INTERRUPTED;
 			break;
+		}
+		if (!tty && mono() > r->deadline) {
+			snprintf(r->why, sizeof(r->why), "timed out after %g s (paused, no terminal to press Enter)",
+				 r->opts->timeout);
+			return WAIT_TIMEOUT;
 		}
 		if (poll(pf, np, 1000) <= 0)
 			continue;
@@ -436,7 +470,8 @@ static enum wait_result wait_pause(struct run *r, struct reply *rep)
 	}
 	if (wr == WAIT_OK)
 		wr = wait_reply(r, mono() + 5, rep, r->why, sizeof(r->why));
-	r->deadline += mono() - t0; /* time paused does not count */
+	if (tty)
+		r->deadline += mono() - t0;
 	return wr;
 }
 
@@ -490,7 +525,8 @@ int run_step(struct run *r, int i, cJSON **out)
 			r->wr = wait_reply(r, r->deadline, &rep, r->why, sizeof(r->why));
 		}
 		if (r->wr != WAIT_OK) {
-			cJSON_AddStringToObject(sres, "status", r->wr == WAIT_TIMEOUT ? "timeout" : "died");
+			cJSON_AddStringToObject(sres, "status", r->wr == WAIT_TIMEOUT ? "timeout" :
+						r->wr == WAIT_INTERRUPTED ? "interrupted" : "died");
 			snprintf(r->rbuf, sizeof(r->rbuf), "step %d (%s): %s", i, st->op->name, r->why);
 			r->final = "error";
 			r->reason = r->rbuf;

@@ -81,20 +81,26 @@ int json_parse_located(const char *file, const char *buf, size_t len, cJSON **ou
 	}
 	*out = cJSON_ParseWithLengthOpts(buf, len, &end, false);
 	if (!*out) {
-		size_t off = end ? (size_t)(end - buf) : 0;
+		/* cJSON says where it gave up; the scanner says where the mistake is */
+		size_t off, open;
+		const char *why;
+		if (json_locate_error(buf, len, &off, &why, &open)) {
+			if (!why) {
+				int ol, oc;
+				line_col(buf, open, &ol, &oc);
+				line_col(buf, len, &line, &col);
+				return err_set(err, "%s:%d:%d: invalid JSON: unexpected end of input (the '%c' at %d:%d is not closed)",
+					       file, line, col, buf[open], ol, oc);
+			}
+			line_col(buf, off, &line, &col);
+			return err_set(err, "%s:%d:%d: invalid JSON: %s", file, line, col, why);
+		}
+		off = end ? (size_t)(end - buf) : 0;
 		if (off > len)
 			off = len;
-		/* cJSON stops where it gave up: point there, or at the end. */
-		while (off < len && isspace((unsigned char)buf[off]))
-			off++;
 		line_col(buf, off, &line, &col);
-		if (off >= len)
-			return err_set(err, "%s:%d:%d: invalid JSON: unexpected end of input", file, line, col);
-		if (isprint((unsigned char)buf[off]))
-			return err_set(err, "%s:%d:%d: invalid JSON: unexpected '%c'%s", file, line, col,
-				       buf[off], "");
-		return err_set(err, "%s:%d:%d: invalid JSON: unexpected byte 0x%02x", file, line, col,
-			       (unsigned char)buf[off]);
+		return err_set(err, "%s:%d:%d: invalid JSON (%s)", file, line, col,
+			       len && off >= len ? "unexpected end of input" : "cJSON refused it here");
 	}
 	size_t off = end - buf;
 	while (off < len && isspace((unsigned char)buf[off]))
@@ -511,7 +517,8 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 		if (!fails) {
 			__int128 rel = 0;
 			int k = where ? sim_eval(s, where, &rel) : 0;
-			bool fixed = !f[FLD_FLAGS].set || (f[FLD_FLAGS].u & 0x10); /* MAP_FIXED */
+			/* MAP_FIXED or MAP_FIXED_NOREPLACE: the region is where 'at' says */
+			bool fixed = !f[FLD_FLAGS].set || (f[FLD_FLAGS].u & (0x10 | 0x100000));
 			s->bound[ri] = true;
 			s->known[ri] = k > 0 && fixed && !may;
 			s->rel[ri] = rel;
@@ -554,19 +561,7 @@ static int parse_step(struct scenario *sc, const char *file, const cJSON *js, in
 		return err_set(err, "%s: step %d: op: missing (a string: mmap, mremap, ...)", file, idx);
 	st->op = op_find(opv->valuestring);
 	if (!st->op) {
-		const char *best = NULL;
-		int bestd = 3;
-		for (int i = 0; op_table[i]; i++) {
-			int d = 0;
-			const char *a = op_table[i]->name, *b = opv->valuestring;
-			size_t la = strlen(a), lb = strlen(b);
-			for (size_t k = 0; k < la || k < lb; k++)
-				d += (k >= la || k >= lb || tolower((unsigned char)a[k]) != tolower((unsigned char)b[k]));
-			if (d < bestd) {
-				bestd = d;
-				best = a;
-			}
-		}
+		const char *best = op_nearest(opv->valuestring);
 		return err_set(err, "%s: step %d: op: unknown op '%s'%s%s%s", file, idx, opv->valuestring,
 			       best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
 	}
@@ -575,9 +570,12 @@ static int parse_step(struct scenario *sc, const char *file, const cJSON *js, in
 		if (!strcmp(kv->string, "op"))
 			continue;
 		int id = field_find(kv->string);
-		if (id < 0 || !op_has_field(st->op, id))
-			return err_set(err, "%s: step %d (%s): %s: unknown field for %s", file, idx,
-				       st->op->name, kv->string, st->op->name);
+		if (id < 0 || !op_has_field(st->op, id)) {
+			const char *near = field_nearest(st->op, kv->string);
+			return err_set(err, "%s: step %d (%s): %s: unknown field for %s%s%s%s", file, idx,
+				       st->op->name, kv->string, st->op->name, near ? " (did you mean '" : "",
+				       near ? near : "", near ? "'?)" : "");
+		}
 		if (st->f[id].set)
 			return err_set(err, "%s: step %d (%s): %s: given twice", file, idx, st->op->name, kv->string);
 		if (parse_field(sc, st->op, id, kv, &st->f[id], &e2))
@@ -839,7 +837,7 @@ int scenario_load(const char *arg, const struct load_opts *o, struct scenario **
 	size_t k = 0;
 	while (k < len && isspace((unsigned char)buf[k]))
 		k++;
-	if (k == len || buf[k] != '{') {
+	if (k == len || (buf[k] != '{' && buf[k] != '[')) {
 		*out = xcalloc(1, sizeof(struct scenario *));
 		if (want)
 			err_set(err, "%s: the text form has no variants (asked for [%s])", path, want);

@@ -120,6 +120,17 @@ void smaps_free(struct smaps_table *t)
 	}
 }
 
+const struct smaps_entry *smaps_find(const struct smaps_table *t, uint64_t start)
+{
+	struct smaps_entry key = { .start = start };
+	return t ? bsearch(&key, t->e, t->n, sizeof(key), cmp_start) : NULL;
+}
+
+size_t smaps_count(const struct smaps_table *t)
+{
+	return t ? t->n : 0;
+}
+
 /* Add the smaps fields of the VMA that starts at start, or say why not. */
 void smaps_add_json(const struct smaps_table *t, uint64_t start, cJSON *v)
 {

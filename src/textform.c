@@ -111,6 +111,12 @@ static cJSON *value_for(enum ftype t, const char *v, struct err *err)
 static cJSON *step_line(char **tok, int n, struct err *err)
 {
 	const struct op_entry *op = op_find(tok[0]);
+	if (!op) {
+		const char *best = op_nearest(tok[0]);
+		err_set(err, "op: unknown op '%s'%s%s%s", tok[0], best ? " (did you mean '" : "", best ? best : "",
+			best ? "'?)" : "");
+		return NULL;
+	}
 	cJSON *js = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(js, "op", tok[0]);

@@ -125,6 +125,39 @@ int vma_find(struct vma_src *s, uint64_t addr, bool next, struct vma *out)
 	return 0;
 }
 
+/* PROCMAP_QUERY walks the mm's VMAs; /proc/PID/maps also prints the gate
+ * area ([vsyscall] on x86_64), which is no VMA of the process but the same
+ * for every 64-bit process. Read it once from our own maps. */
+static const struct vma *gate_vma(void)
+{
+	static struct vma gate;
+	static int state; /* 0 unknown, 1 none, 2 found */
+	char buf[512];
+
+	if (!state) {
+		state = 1;
+		FILE *fp = fopen("/proc/self/maps", "re");
+		while (fp && fgets(buf, sizeof(buf), fp)) {
+			unsigned long long s, e;
+			if (sscanf(buf, "%llx-%llx", &s, &e) == 2 && s >= 0xffff800000000000ull) {
+				buf[strcspn(buf, "\n")] = 0;
+				struct vma *v = NULL;
+				size_t n = 0;
+				if (!maps_parse_buf(buf, strlen(buf), &v, &n) && n == 1) {
+					gate = v[0];
+					free(v);
+					state = 2;
+				} else {
+					vma_free_list(v, n);
+				}
+			}
+		}
+		if (fp)
+			fclose(fp);
+	}
+	return state == 2 ? &gate : NULL;
+}
+
 /* Every VMA that intersects [lo, hi). */
 int vma_list(struct vma_src *s, uint64_t lo, uint64_t hi, struct vma **out, size_t *n)
 {
@@ -159,6 +192,14 @@ int vma_list(struct vma_src *s, uint64_t lo, uint64_t hi, struct vma **out, size
 		if (v.end == 0 || v.end >= hi)
 			break;
 		addr = v.end;
+	}
+	const struct vma *g = s->query ? gate_vma() : NULL;
+	if (g && g->start < hi && g->end > lo && (!*n || (*out)[*n - 1].end <= g->start)) {
+		struct vma *nv = realloc(*out, (*n + 1) * sizeof(struct vma));
+		if (!nv)
+			return -ENOMEM;
+		*out = nv;
+		vma_copy(&(*out)[(*n)++], g);
 	}
 	return 0;
 }

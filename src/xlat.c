@@ -15,7 +15,7 @@
 	const struct xlat_table var = { kindname, pfx, arr, sizeof(arr) / sizeof(arr[0]), ismask }
 
 static const struct xlat prot_items[] = {
-	XLAT(PROT_READ), XLAT(PROT_WRITE), XLAT(PROT_EXEC), XLAT(PROT_SEM),
+	XLAT(PROT_NONE), XLAT(PROT_READ), XLAT(PROT_WRITE), XLAT(PROT_EXEC), XLAT(PROT_SEM),
 	XLAT(PROT_GROWSDOWN), XLAT(PROT_GROWSUP),
 };
 TABLE(xlat_mmap_prot, "prot", "PROT_", true, prot_items);
@@ -135,6 +135,10 @@ cJSON *xlat_json(const struct xlat_table *t, uint64_t val)
 		return n ? cJSON_CreateString(n) : cJSON_CreateNumber((double)val);
 	}
 	cJSON *arr = cJSON_CreateArray();
+	if (!val && xlat_name(t, 0)) { /* PROT_NONE */
+		cJSON_AddItemToArray(arr, cJSON_CreateString(xlat_name(t, 0)));
+		return arr;
+	}
 	uint64_t rest = xlat_split(t, val, emit_json, arr);
 	if (rest) {
 		hex_format(rest, hex, sizeof(hex));
@@ -170,6 +174,10 @@ void xlat_format(const struct xlat_table *t, uint64_t val, char *buf, size_t len
 			snprintf(buf, len, "%" PRIu64, val);
 		return;
 	}
+	if (!val && xlat_name(t, 0)) {
+		snprintf(buf, len, "%s", xlat_name(t, 0));
+		return;
+	}
 	uint64_t rest = xlat_split(t, val, emit_fmt, &c);
 	if (rest || !val) {
 		hex_format(rest, hex, sizeof(hex));
@@ -177,7 +185,7 @@ void xlat_format(const struct xlat_table *t, uint64_t val, char *buf, size_t len
 	}
 }
 
-static int lev(const char *a, const char *b)
+int edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	int d[64 + 1][64 + 1];
@@ -214,7 +222,7 @@ const char *xlat_nearest(const struct xlat_table *t, const char *name)
 		const char *cand = t->items[i].name;
 		if (!strncasecmp(cand, t->prefix, pl))
 			cand += pl;
-		int d = lev(name, cand);
+		int d = edit_distance(name, cand);
 		if (d < bestd) {
 			bestd = d;
 			best = t->items[i].name;
