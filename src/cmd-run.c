@@ -18,6 +18,7 @@ struct run_args {
 	char **steps;     /* -e */
 	int nsteps;
 	bool rss_set;
+	int repeat;
 	char **xtags;     /* -x */
 	int nxtags;
 };
@@ -31,6 +32,7 @@ static const struct argp_option run_options[] = {
 	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 0 },
 	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 0 },
 	{ "execute", 'e', "STEP", 0, "a step in the text form (repeatable)", 0 },
+	{ "repeat", 'n', "N", 0, "run the scenarios N times (earlier rounds are tallied in earlier_rounds)", 0 },
 	{ "exclude-tag", 'x', "TAG", 0, "do not run scenarios tagged TAG (repeatable; e.g. slow, perf)", 0 },
 	{ "report", 'R', "FILE", 0, "also write a report: the result with a text summary on top, for a mail", 0 },
 	{ "max-rss", 'm', "SIZE", 0, "kill a scenario process whose RSS exceeds SIZE (default: half of RAM; 0: no limit)", 0 },
@@ -91,6 +93,11 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'R':
 		a->report = arg;
+		return 0;
+	case 'n':
+		a->repeat = atoi(arg);
+		if (a->repeat < 1 || a->repeat > 1000000)
+			argp_error(state, "--repeat: '%s' is not 1..1000000", arg);
 		return 0;
 	case 'x':
 		a->xtags = realloc(a->xtags, (a->nxtags + 1) * sizeof(char *));
@@ -278,11 +285,41 @@ int cmd_run(int argc, char **argv)
 
 	cJSON *doc = result_new();
 	cJSON *arr = cJSON_GetObjectItem(doc, "scenarios");
-	for (int i = 0; i < n && !run_interrupted; i++) {
-		int st;
-		cJSON_AddItemToArray(arr, run_scenario(scs[i], &a.ro, &st));
+	/* --repeat: earlier rounds are tallied, then dropped, so a long run's
+	 * memory stays flat; the result holds the last round */
+	cJSON *rounds = a.repeat > 1 ? cJSON_CreateArray() : NULL;
+	for (int k = 0; k < (a.repeat > 1 ? a.repeat : 1) && !run_interrupted; k++) {
+		if (k) {
+			cJSON *prev = cJSON_CreateObject(), *sc;
+			int c[4] = { 0 };
+			cJSON_ArrayForEach(sc, arr) {
+				const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(sc, "status"));
+				c[!strcmp(s, "pass") ? 0 : !strcmp(s, "fail") ? 1 : !strcmp(s, "skip") ? 2 : 3]++;
+			}
+			cJSON_AddNumberToObject(prev, "pass", c[0]);
+			cJSON_AddNumberToObject(prev, "fail", c[1]);
+			cJSON_AddNumberToObject(prev, "skip", c[2]);
+			cJSON_AddNumberToObject(prev, "error", c[3]);
+			cJSON_AddItemToArray(rounds, prev);
+			while (arr->child)
+				cJSON_Delete(cJSON_DetachItemViaPointer(arr, arr->child));
+		}
+		for (int i = 0; i < n && !run_interrupted; i++) {
+			int st;
+			cJSON_AddItemToArray(arr, run_scenario(scs[i], &a.ro, &st));
+		}
 	}
+	if (rounds)
+		cJSON_AddItemToObject(doc, "earlier_rounds", rounds);
 	int rc = result_finish(doc);
+	/* a round that failed earlier fails the run, even if the last passed */
+	cJSON *er;
+	cJSON_ArrayForEach(er, rounds) {
+		if (cJSON_GetNumberValue(cJSON_GetObjectItem(er, "error")) > 0)
+			rc = EXIT_ERROR;
+		else if (cJSON_GetNumberValue(cJSON_GetObjectItem(er, "fail")) > 0 && rc != EXIT_ERROR)
+			rc = EXIT_FAIL;
+	}
 	if (run_interrupted) {
 		cJSON_AddTrueToObject(doc, "interrupted");
 		rc = EXIT_ERROR;
