@@ -61,18 +61,63 @@ def norm_s(expr):
             base = term
     return (base, pages)
 
-def c_bounds(src, test):
+def resolve_variant(body, variant):
+    """Specialise a FIXTURE_VARIANT test body: variant->X becomes 1 or 0,
+    if (1) {...} / if (0) {...} keep or drop their block, C ? A : B picks,
+    and simple scalar assignments (offset = ...;) are substituted."""
+    if variant is None:
+        return body
+    val = "1" if variant == "forked" else "0"
+    body = re.sub(r"variant->\w+", val, body)
+    # if (1) { A } else { B } / if (0) ...
+    while True:
+        m = re.search(r"if \((\d)\) \{", body)
+        if not m:
+            break
+        i, depth = m.end(), 1
+        while depth:
+            depth += {"{": 1, "}": -1}.get(body[i], 0)
+            i += 1
+        block = body[m.end():i - 1]
+        rest = body[i:]
+        els = re.match(r"\s*else \{", rest)
+        other = ""
+        if els:
+            j, depth = els.end(), 1
+            while depth:
+                depth += {"{": 1, "}": -1}.get(rest[j], 0)
+                j += 1
+            other = rest[els.end():j - 1]
+            rest = rest[j:]
+        body = body[:m.start()] + (block if m.group(1) == "1" else other) + rest
+    body = re.sub(r"\b([01])\s*\?\s*([^:;]+?)\s*:\s*([^;]+);",
+                  lambda m: (m.group(2) if m.group(1) == "1" else m.group(3)) + ";", body)
+    for m in re.finditer(r"\b(\w+)\s*=\s*([^;=]+);", body):
+        name, value = m.group(1), m.group(2).strip()
+        if re.fullmatch(r"[\d\s*+\-]*page_size[\d\s*+\-page_size]*", value):
+            tail = body[m.end():]
+            body = body[:m.end()] + re.sub(r"\b%s\b" % name, value, tail)
+    return body
+
+def c_bounds(src, test, variant=None):
     m = re.search(r"TEST_F\(\w+,\s*%s\)\s*\{(.*?)\n\}" % re.escape(test), src, re.S)
     if not m:
         return None
-    body, out = m.group(1), []
-    for mm in re.finditer(r"ASSERT_(TRUE|FALSE)\(find_vma_procmap\(procmap,\s*(.*?)\)\);"
-                          r"(?:\s*ASSERT_EQ\(procmap->query\.vma_start,\s*(.*?)\);"
-                          r"\s*ASSERT_EQ\(procmap->query\.vma_end,\s*(.*?)\);)?", body, re.S):
-        if mm.group(1) == "FALSE":
-            out.append(("unmapped", norm_c(mm.group(2))))
-        elif mm.group(3):
-            out.append((norm_c(mm.group(2)), norm_c(mm.group(3)), norm_c(mm.group(4))))
+    body, out = resolve_variant(m.group(1), variant), []
+    # statement by statement: find_vma_procmap names the VMA, the two
+    # ASSERT_EQs on vma_start and vma_end complete the check
+    cur, start = None, None
+    for st in re.finditer(r"ASSERT_(TRUE|FALSE)\(find_vma_procmap\(procmap,\s*(.*?)\)\);"
+                          r"|ASSERT_EQ\(procmap->query\.vma_(start|end),\s*(.*?)\);", body, re.S):
+        if st.group(1) == "FALSE":
+            out.append(("unmapped", norm_c(st.group(2))))
+        elif st.group(1) == "TRUE":
+            cur, start = norm_c(st.group(2)), None
+        elif st.group(3) == "start":
+            start = norm_c(st.group(4))
+        elif cur is not None and start is not None:
+            out.append((cur, start, norm_c(st.group(4))))
+            start = None
     return out
 
 def s_bounds(scenario):
@@ -121,7 +166,8 @@ def main():
             agree = (verdict in ("pass", "xfail") and ours == "pass") or verdict == ours
             bounds = "n/a"
             if binary == "merge" and res:
-                cb = c_bounds(merge_src, test.split(".")[-1])
+                parts = test.split(".")
+                cb = c_bounds(merge_src, parts[-1], parts[1] if len(parts) == 3 else None)
                 sb = s_bounds(res["scenario"])
                 bounds = "same" if cb == sb else "DIFFERENT"
                 if cb != sb:
