@@ -188,13 +188,49 @@ static int check_pages(struct run *r, struct step *st, bool thp, char *exp, char
 	return want ? yes != n : yes != 0;
 }
 
+/* anon_huge_pages: smaps' AnonHugePages of one VMA, i.e. its PMD-mapped THPs. */
+static int check_huge(struct run *r, struct step *st, char *exp, char *fnd, size_t len, struct err *err)
+{
+	uint64_t a;
+	struct vma v;
+	char ra[64], sp[160];
+
+	if (addr_of(r, st, FLD_VMA, 0, &a, err))
+		return -1;
+	rel(r, a, ra, sizeof(ra));
+	snprintf(exp, len, "VMA containing %s has %lld pages in PMD-mapped huge pages", ra,
+		 (long long)st->f[FLD_ANON_HUGE_PAGES].i);
+	int rc = find(r, a, &v, err);
+	if (rc < 0)
+		return -1;
+	if (!rc) {
+		snprintf(fnd, len, "no VMA contains %s", ra);
+		return 1;
+	}
+	struct smaps_table *sm = smaps_load(r->pid, err);
+	if (!sm) {
+		vma_clear(&v);
+		return -1;
+	}
+	const struct smaps_entry *e = smaps_find(sm, v.start);
+	long long pages = e ? (long long)(e->anon_huge / (kinfo.page_size / 1024)) : -1;
+	span(r, &v, sp, sizeof(sp));
+	snprintf(fnd, len, "VMA %s has %lld pages in PMD-mapped huge pages", sp, pages);
+	smaps_free(sm);
+	vma_clear(&v);
+	return pages != st->f[FLD_ANON_HUGE_PAGES].i;
+}
+
 int expect_eval(struct run *r, struct step *st, cJSON *out, struct err *err)
 {
 	char exp[400], fnd[400];
 	const char *check;
 	int rc;
 
-	if (st->f[FLD_VMA].set) {
+	if (st->f[FLD_ANON_HUGE_PAGES].set) {
+		check = "anon_huge_pages";
+		rc = check_huge(r, st, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_VMA].set) {
 		check = "vma";
 		rc = check_vma(r, st, exp, fnd, sizeof(exp), err);
 	} else if (st->f[FLD_SAME_VMA].set) {

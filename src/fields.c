@@ -40,6 +40,7 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_MAPPED] = { "mapped", FT_BOOL, NULL, "expect: some VMA contains at" },
 	[FLD_FAULTED] = { "faulted", FT_BOOL, NULL, "expect: every (or no) page of the range is present" },
 	[FLD_THP] = { "thp", FT_BOOL, NULL, "expect: the range is (or is not) backed by huge pages" },
+	[FLD_ANON_HUGE_PAGES] = { "anon_huge_pages", FT_INT, NULL, "expect: smaps AnonHugePages of the VMA at vma, in pages (PMD-mapped THP)" },
 	[FLD_ACTION] = { "action", FT_ENUM, action_choices, "userfaultfd: register (default) or unregister" },
 	[FLD_MODE] = { "mode", FT_MASK, NULL, "userfaultfd register mode: missing (default), wp, minor" },
 	[FLD_COMMENT] = { "comment", FT_STR, NULL, "free text, ignored" },

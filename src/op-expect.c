@@ -17,11 +17,15 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		{ FLD_MAPPED, { FLD_AT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 		{ FLD_FAULTED, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
 		{ FLD_THP, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
+		{ FLD_ANON_HUGE_PAGES, { FLD_VMA, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 	};
 	int found = -1;
 
 	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
 		if (!st->f[shapes[i].key].set)
+			continue;
+		/* vma names the check alone, or is the address of anon_huge_pages */
+		if (shapes[i].key == FLD_VMA && st->f[FLD_ANON_HUGE_PAGES].set)
 			continue;
 		if (found >= 0)
 			return err_set(err, "%s: one check per expect step (also has '%s')",
@@ -29,7 +33,7 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		found = i;
 	}
 	if (found < 0)
-		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted or thp)");
+		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp or anon_huge_pages)");
 	for (int f = 0; f < FLD__COUNT; f++) {
 		if (!st->f[f].set || f == (int)shapes[found].key || f == FLD_COMMENT)
 			continue;
@@ -72,7 +76,7 @@ static const struct op_field expect_fields[] = {
 	{ FLD_SAME_VMA, false, NULL }, { FLD_DIFFERENT_VMA, false, NULL },
 	{ FLD_VMA_COUNT, false, NULL }, { FLD_FROM, false, NULL }, { FLD_TO, false, NULL },
 	{ FLD_MAPPED, false, NULL }, { FLD_AT, false, NULL }, { FLD_FAULTED, false, NULL },
-	{ FLD_LEN, false, NULL }, { FLD_THP, false, NULL },
+	{ FLD_LEN, false, NULL }, { FLD_THP, false, NULL }, { FLD_ANON_HUGE_PAGES, false, NULL },
 	{ FLD__COUNT, false, NULL },
 };
 
