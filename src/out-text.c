@@ -237,7 +237,7 @@ static void draw(FILE *fp, cJSON *vmas)
 				strcat(row[r], "  ");
 		} else if (b[i].gap == 3) {
 			for (int r = 0; r < 6; r++)
-				strcat(row[r], "            ");
+				strcat(row[r], "           ");
 		}
 		size_t w = b[i].w;
 		bool open = i == 0 || b[i].gap;

@@ -77,7 +77,12 @@ $got"
 }
 
 # golden NAME: run the library scenario NAME with -f text and compare with
-# tests/expected/NAME.txt after normalising.
+# tests/expected/NAME.txt after normalising. To regenerate one:
+#   anonremap run -f text NAME | sed -E '<the norm_text script>' >tests/expected/NAME.txt
+# then check every picture by eye against the selftest's comment diagrams
+# (seeds/006-*.patch). The picture after step 10 of
+# mremap_unfaulted_between_faulted is drawn as merge.c draws it (a box-wide
+# hole "leaving a place for ptr2"), not as the tool draws it today.
 golden() {
 	local name="$1" got="$BATS_TEST_TMPDIR/$1.txt"
 	[[ "$(getconf PAGESIZE)" == 4096 ]] || skip "golden files are for 4 KiB pages"
@@ -284,6 +289,22 @@ EOF
 
 # --- errors point at the line and the word ------------------------------
 
+# assert_msg_parts WHERE PART...: the first "anonremap: " line of stderr
+# starts with "anonremap: WHERE: " (FILE:LINE or -e:N) and holds every PART.
+# The key parts only: the wording around them may change.
+assert_msg_parts() {
+	local where="$1" m p
+	shift
+	m="$(ar_msg)"
+	[[ "$m" == "anonremap: $where: "* ]] || fail "message does not start with 'anonremap: $where: '
+got   : $m
+stderr: $stderr"
+	for p in "$@"; do
+		[[ "$m" == *"$p"* ]] || fail "message lacks '$p'
+got   : $m"
+	done
+}
+
 @test "text: a mistyped flag names FILE:LINE, the op, the field and the nearest flag" {
 	scen bad.txt <<'EOF'
 name typo
@@ -293,18 +314,14 @@ EOF
 	run_json "$S"
 	assert_equal "$status" 2
 	assert_nothing_ran
-	local m
-	m="$(ar_msg)"
-	[[ "$m" == "anonremap: $S:3: "* ]] || fail "no FILE:3: prefix: $m"
-	[[ "$m" == *"mremap"* ]] || fail "the op is not named: $m"
-	[[ "$m" == *"'relocat_anon'"* ]] || fail "the bad word is not quoted: $m"
-	[[ "$m" == *"did you mean"*"RELOCATE_ANON"* ]] || fail "no suggestion: $m"
-	# today's exact wording
-	assert_msg "$S:3: mremap: flags: unknown mremap flag 'relocat_anon' (did you mean 'MREMAP_RELOCATE_ANON'?)"
+	# today: FILE:3: mremap: flags: unknown mremap flag 'relocat_anon' (did you mean 'MREMAP_RELOCATE_ANON'?)
+	assert_msg_parts "$S:3" mremap flags "'relocat_anon'" "did you mean" RELOCATE_ANON
+	# the suggestion is the nearest flag, not MUST_RELOCATE_ANON
+	[[ "$(ar_msg)" != *MUST_RELOCATE_ANON* ]] || fail "suggests the wrong flag: $(ar_msg)"
 	# check says the same without running
 	run_ar check "$S"
 	assert_equal "$status" 2
-	assert_msg "$S:3: mremap: flags: unknown mremap flag 'relocat_anon' (did you mean 'MREMAP_RELOCATE_ANON'?)"
+	assert_msg_parts "$S:3" mremap flags "'relocat_anon'" "did you mean" RELOCATE_ANON
 }
 
 @test "text: line numbers count comments and blank lines" {
@@ -319,9 +336,7 @@ EOF
 	run_json "$S"
 	assert_equal "$status" 2
 	assert_nothing_ran
-	local m
-	m="$(ar_msg)"
-	[[ "$m" == "anonremap: $S:6: mremap: flags: "*"'fixd'"*"did you mean"*"FIXED"* ]] || fail "got: $m"
+	assert_msg_parts "$S:6" mremap flags "'fixd'" "did you mean" FIXED
 }
 
 @test "text: -e errors are named -e:N: after the N-th -e" {
@@ -329,14 +344,14 @@ EOF
 		-e 'mremap ptr to=ptr+5p flags=maymove,fixed,relocat_anon'
 	assert_equal "$status" 2
 	assert_nothing_ran
-	assert_msg "-e:3: mremap: flags: unknown mremap flag 'relocat_anon' (did you mean 'MREMAP_RELOCATE_ANON'?)"
+	assert_msg_parts "-e:3" mremap flags "'relocat_anon'" "did you mean" RELOCATE_ANON
 }
 
 @test "text: an unknown op is named with the nearest op" {
 	run_json -e 'mmap ptr at=carveout+1p len=5p prot=rw' -e 'mremapp to=ptr+5p flags=maymove,fixed'
 	assert_equal "$status" 2
 	assert_nothing_ran
-	assert_msg "-e:2: op: unknown op 'mremapp' (did you mean 'mremap'?)"
+	assert_msg_parts "-e:2" mremapp "unknown op" "did you mean 'mremap'"
 	scen badop.txt <<'EOF'
 carveout size=30p
 mmap ptr at=carveout+1p len=5p prot=rw
@@ -344,26 +359,21 @@ munmapp region=ptr
 EOF
 	run_json "$S"
 	assert_equal "$status" 2
-	assert_msg "$S:3: op: unknown op 'munmapp' (did you mean 'munmap'?)"
+	assert_msg_parts "$S:3" munmapp "unknown op" "did you mean 'munmap'"
 }
 
 @test "text: an unknown op followed by its region is still named with the nearest op" {
-	skip "BUG: 'mremapp ptr2 ...' reports \"mremapp: 'ptr2' is not key=value\" instead of the unknown op"
 	run_json -e 'mmap ptr2 at=carveout+1p len=5p prot=rw' -e 'mremapp ptr2 to=ptr2+5p flags=maymove,fixed'
 	assert_equal "$status" 2
 	assert_nothing_ran
-	local m
-	m="$(ar_msg)"
-	[[ "$m" == "anonremap: -e:2: "*"unknown op 'mremapp' (did you mean 'mremap'?)"* ]] || fail "got: $m"
+	assert_msg_parts "-e:2" mremapp "unknown op" "did you mean 'mremap'"
 }
 
 @test "text: an unknown field is named with the nearest field" {
-	skip "BUG: 'mremap ptr flgs=maymove' says \"flgs: unknown field for mremap\" with no suggestion"
 	run_json -e 'mmap ptr at=carveout+1p len=5p prot=rw' -e 'mremap ptr to=ptr+5p flgs=maymove,fixed'
 	assert_equal "$status" 2
-	local m
-	m="$(ar_msg)"
-	[[ "$m" == "anonremap: -e:2: mremap: flgs: "*"did you mean 'flags'"* ]] || fail "got: $m"
+	assert_nothing_ran
+	assert_msg_parts "-e:2" mremap flgs "did you mean 'flags'"
 }
 
 @test "text: a bare word is refused where no bare word is allowed" {
@@ -371,14 +381,14 @@ EOF
 	run_json -e 'mmap ptr carveout+1p len=5p'
 	assert_equal "$status" 2
 	assert_nothing_ran
-	assert_msg "-e:1: mmap: 'carveout+1p' is not key=value (only the first word may be bare)"
+	assert_msg_parts "-e:1" mmap "'carveout+1p'" "not key=value"
 	run_json -e 'mmap ptr at=carveout+1p len=5p' -e 'fault ptr len=1p ptr'
 	assert_equal "$status" 2
-	assert_msg "-e:2: fault: 'ptr' is not key=value (only the first word may be bare)"
+	assert_msg_parts "-e:2" fault "'ptr'" "not key=value"
 	# an op that takes no bare word at all
 	run_json -e 'fork child'
 	assert_equal "$status" 2
-	assert_msg "-e:1: fork: 'child' is not key=value"
+	assert_msg_parts "-e:1" fork "'child'" "not key=value"
 	# a scenario line
 	scen badc.txt <<'EOF'
 name bare
@@ -386,18 +396,16 @@ carveout 30p
 EOF
 	run_json "$S"
 	assert_equal "$status" 2
-	local m
-	m="$(ar_msg)"
-	[[ "$m" == "anonremap: $S:2: carveout: '30p' is not key=value"* ]] || fail "got: $m"
+	assert_msg_parts "$S:2" carveout "'30p'" "not key=value"
 }
 
 @test "text: a field given twice and an unterminated quote are errors with their line" {
 	run_json -e 'mmap ptr len=5p len=6p'
 	assert_equal "$status" 2
-	assert_msg "-e:1: mmap: len: given twice"
+	assert_msg_parts "-e:1" mmap len twice
 	run_json -e 'dump' -e 'dump label="open'
 	assert_equal "$status" 2
-	assert_msg "-e:2: unterminated quote"
+	assert_msg_parts "-e:2" "unterminated quote"
 }
 
 # --- layout diagrams -----------------------------------------------------
@@ -407,7 +415,6 @@ EOF
 }
 
 @test "diagram: mremap_unfaulted_between_faulted matches tests/expected" {
-	skip "BUG: a 5-page hole between VMAs (room for ptr2) is drawn as 2 spaces, not box-wide as merge.c draws it"
 	golden mremap_unfaulted_between_faulted
 }
 
@@ -440,13 +447,12 @@ EOF
 }
 
 @test "diagram: a hole the size of a region is drawn box-wide, as merge.c draws it" {
-	skip "BUG: a 5-page hole between VMAs (room for ptr2) is drawn as 2 spaces, not box-wide as merge.c draws it"
 	run --separate-stderr "$AR" run -f text -e 'carveout size=30p' \
 		-e 'mmap ptr at=carveout+1p len=5p prot=rw' -e 'mmap ptr3 at=carveout+11p len=5p prot=rw' \
 		-e 'fault ptr' -e 'fault ptr3' -e dump
 	assert_success
-	# "Move ptr3 back into place, leaving a place for ptr2"
-	assert_picture 5 <<'EOF'
+	# "Move ptr3 back into place, leaving a place for ptr2" (the dump is step 4)
+	assert_picture 4 <<'EOF'
 |-----------|           |-----------|
 |  faulted  |           |  faulted  |
 |-----------|           |-----------|
