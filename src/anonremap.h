@@ -46,6 +46,7 @@ void kinfo_init(void);
 cJSON *kinfo_json(void);
 int read_small_file(const char *path, char *buf, size_t len);
 int sysfs_bracketed(const char *path, char *out, size_t len);
+void json_add_file(cJSON *o, const char *key, const char *path, bool bracketed);
 
 /* xlat.c: one table per kind of flag, used to parse and to print. */
 struct xlat {
@@ -427,6 +428,17 @@ char *xstrdup(const char *s);
 char *read_fd_all(int fd, size_t max, size_t *len, struct err *err);
 int read_full(int fd, void *buf, size_t len);
 int write_full(int fd, const void *buf, size_t len);
+
+/* opts.c: options shared by the commands */
+struct proc_opts {
+	struct run_opts ro;
+	struct load_opts lo;
+};
+struct argp;
+struct argp_state;
+extern const struct argp proc_argp;
+int format_option(struct argp_state *state, const char *arg, enum out_format *f, bool ktap_ok);
+int timing_option(struct argp_state *state, const char *arg, struct compare_opts *co);
 
 /* commands: cmd-*.c */
 int cmd_run(int argc, char **argv);

@@ -20,19 +20,12 @@ static const struct argp_option diff_options[] = {
 static error_t diff_parse(int key, char *arg, struct argp_state *state)
 {
 	struct diff_args *a = state->input;
-	char *end;
 
 	switch (key) {
 	case 'f':
-		if (parse_format(arg, &a->format) || a->format == OUT_KTAP)
-			argp_error(state, "--format: '%s' is not text or json", arg);
-		return 0;
+		return format_option(state, arg, &a->format, false);
 	case 'T':
-		a->co.timing = true;
-		a->co.tolerance = arg ? strtod(arg, &end) : 0.5;
-		if (arg && (*end || a->co.tolerance < 0))
-			argp_error(state, "--timing: '%s' is not a fraction", arg);
-		return 0;
+		return timing_option(state, arg, &a->co);
 	case ARGP_KEY_ARG:
 		if (!a->a)
 			a->a = arg;

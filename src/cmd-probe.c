@@ -31,20 +31,6 @@ static error_t probe_parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static void add_file(cJSON *o, const char *key, const char *path, bool bracketed)
-{
-	char buf[256], why[300];
-	int rc = bracketed ? sysfs_bracketed(path, buf, sizeof(buf)) : read_small_file(path, buf, sizeof(buf));
-	if (rc) {
-		snprintf(why, sizeof(why), "unreadable (%s: %s)", path, errno_name(-rc));
-		cJSON_AddStringToObject(o, key, why);
-	} else if (!bracketed && buf[0] && strspn(buf, "0123456789") == strlen(buf)) {
-		cJSON_AddNumberToObject(o, key, strtod(buf, NULL));
-	} else {
-		cJSON_AddStringToObject(o, key, buf);
-	}
-}
-
 /* Does pagemap show PFNs to us? Fault a page of our own and look. */
 static void add_pagemap(cJSON *o)
 {
@@ -85,13 +71,13 @@ static cJSON *probe_json(void)
 	const char *td = "/sys/kernel/mm/transparent_hugepage";
 	char path[512];
 	snprintf(path, sizeof(path), "%s/enabled", td);
-	add_file(thp, "enabled", path, true);
+	json_add_file(thp, "enabled", path, true);
 	snprintf(path, sizeof(path), "%s/defrag", td);
-	add_file(thp, "defrag", path, true);
+	json_add_file(thp, "defrag", path, true);
 	snprintf(path, sizeof(path), "%s/shmem_enabled", td);
-	add_file(thp, "shmem_enabled", path, true);
+	json_add_file(thp, "shmem_enabled", path, true);
 	snprintf(path, sizeof(path), "%s/khugepaged/pages_to_scan", td);
-	add_file(thp, "khugepaged_pages_to_scan", path, false);
+	json_add_file(thp, "khugepaged_pages_to_scan", path, false);
 	cJSON *sizes = cJSON_AddObjectToObject(thp, "sizes");
 	DIR *d = opendir(td);
 	struct dirent *de;
@@ -99,7 +85,7 @@ static cJSON *probe_json(void)
 		if (strncmp(de->d_name, "hugepages-", 10))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/enabled", td, de->d_name);
-		add_file(sizes, de->d_name, path, true);
+		json_add_file(sizes, de->d_name, path, true);
 	}
 	if (d)
 		closedir(d);
@@ -107,9 +93,9 @@ static cJSON *probe_json(void)
 	cJSON_AddItemToObject(doc, "features", features_json(true));
 	add_pagemap(doc);
 	cJSON *sys = cJSON_AddObjectToObject(doc, "sysctl");
-	add_file(sys, "vm.max_map_count", "/proc/sys/vm/max_map_count", false);
-	add_file(sys, "vm.mmap_min_addr", "/proc/sys/vm/mmap_min_addr", false);
-	add_file(sys, "vm.overcommit_memory", "/proc/sys/vm/overcommit_memory", false);
+	json_add_file(sys, "vm.max_map_count", "/proc/sys/vm/max_map_count", false);
+	json_add_file(sys, "vm.mmap_min_addr", "/proc/sys/vm/mmap_min_addr", false);
+	json_add_file(sys, "vm.overcommit_memory", "/proc/sys/vm/overcommit_memory", false);
 	return doc;
 }
 

@@ -10,13 +10,12 @@
 struct replay_args {
 	const char *file;
 	enum out_format format;
-	struct run_opts ro;
+	struct proc_opts po;
 	struct compare_opts co;
 };
 
 static const struct argp_option replay_options[] = {
 	{ "format", 'f', "FORMAT", 0, "text (default) or json", 0 },
-	{ "timeout", 't', "SECONDS", 0, "per scenario (default 30)", 0 },
 	{ "timing", 'T', "FRACTION", OPTION_ARG_OPTIONAL, "also compare duration_ns, within FRACTION (default 0.5)", 0 },
 	{ 0 }
 };
@@ -24,24 +23,15 @@ static const struct argp_option replay_options[] = {
 static error_t replay_parse(int key, char *arg, struct argp_state *state)
 {
 	struct replay_args *a = state->input;
-	char *end;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->po;
+		return 0;
 	case 'f':
-		if (parse_format(arg, &a->format) || a->format == OUT_KTAP)
-			argp_error(state, "--format: '%s' is not text or json", arg);
-		return 0;
-	case 't':
-		a->ro.timeout = strtod(arg, &end);
-		if (*end || !(a->ro.timeout > 0))
-			argp_error(state, "--timeout: '%s' is not a number of seconds above 0", arg);
-		return 0;
+		return format_option(state, arg, &a->format, false);
 	case 'T':
-		a->co.timing = true;
-		a->co.tolerance = arg ? strtod(arg, &end) : 0.5;
-		if (arg && (*end || a->co.tolerance < 0))
-			argp_error(state, "--timing: '%s' is not a fraction", arg);
-		return 0;
+		return timing_option(state, arg, &a->co);
 	case ARGP_KEY_ARG:
 		if (a->file)
 			argp_error(state, "one result file");
@@ -74,16 +64,15 @@ int cmd_replay(int argc, char **argv)
 		"signal, each dump's VMAs (bounds, perms, page state), each expectation's outcome.\v"
 		"Exit status: 0 the same, 1 different, 2 the file is not a valid result, 3 a replayed "
 		"scenario could not run.";
-	struct argp argp = { replay_options, replay_parse, "RESULT.json", replay_doc, NULL, NULL, NULL };
-	struct replay_args a = { .format = OUT_TEXT, .ro = { .timeout = 30 } };
-	struct load_opts lo = { .allow_outside = false };
+	static const struct argp_child children[] = { { &proc_argp, 0, NULL, 1 }, { 0 } };
+	struct argp argp = { replay_options, replay_parse, "RESULT.json", replay_doc, children, NULL, NULL };
+	struct replay_args a = { .format = OUT_TEXT };
 	struct err err;
 	cJSON *old, *sc;
 	int rc = EXIT_PASS;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;
-	a.ro.max_rss_kb = mem_total_kb() / 2;
 	if (result_load(a.file, &old, &err)) {
 		fprintf(stderr, "anonremap: %s\n", err.msg);
 		return EXIT_USAGE;
@@ -94,7 +83,7 @@ int cmd_replay(int argc, char **argv)
 	cJSON_ArrayForEach(sc, cJSON_GetObjectItem(old, "scenarios")) {
 		char where[512];
 		snprintf(where, sizeof(where), "%s: %s", a.file, cJSON_GetStringValue(cJSON_GetObjectItem(sc, "name")));
-		if (scenario_from_json(where, cJSON_Duplicate(cJSON_GetObjectItem(sc, "scenario"), 1), &lo, &scs[i], &err)) {
+		if (scenario_from_json(where, cJSON_Duplicate(cJSON_GetObjectItem(sc, "scenario"), 1), &a.po.lo, &scs[i], &err)) {
 			fprintf(stderr, "anonremap: %s\n", err.msg);
 			rc = EXIT_USAGE;
 		}
@@ -106,7 +95,7 @@ int cmd_replay(int argc, char **argv)
 	cJSON_AddItemToObject(out, "kernel", feat);
 	for (i = 0; rc != EXIT_USAGE && i < n; i++) {
 		int st;
-		cJSON *res = run_scenario(scs[i], &a.ro, &st);
+		cJSON *res = run_scenario(scs[i], &a.po.ro, &st);
 		cJSON *rec = cJSON_GetArrayItem(cJSON_GetObjectItem(old, "scenarios"), i);
 		cJSON *diffs = compare_scenarios(rec, res, &a.co);
 		cJSON *o = cJSON_CreateObject();

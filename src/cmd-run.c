@@ -8,8 +8,7 @@
 #include <string.h>
 
 struct run_args {
-	struct run_opts ro;
-	struct load_opts lo;
+	struct proc_opts po;
 	enum out_format format;
 	const char *output;
 	const char *report;
@@ -17,7 +16,6 @@ struct run_args {
 	int nfiles;
 	char **steps;     /* -e */
 	int nsteps;
-	bool rss_set;
 	int repeat;
 	char **xtags;     /* -x */
 	int nxtags;
@@ -26,16 +24,12 @@ struct run_args {
 static const struct argp_option run_options[] = {
 	{ "format", 'f', "FORMAT", 0, "json (default), text or ktap", 0 },
 	{ "output", 'o', "FILE", 0, "write the result to FILE (atomically) instead of stdout", 0 },
-	{ "timeout", 't', "SECONDS", 0, "per scenario (default 30)", 0 },
 	{ "keep-going", 'k', NULL, 0, "go on after a failed step or expectation", 0 },
 	{ "all-vmas", 'a', NULL, 0, "dump the whole address space, not only the carveout", 0 },
-	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 0 },
-	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 0 },
 	{ "execute", 'e', "STEP", 0, "a step in the text form (repeatable)", 0 },
 	{ "repeat", 'n', "N", 0, "run the scenarios N times (earlier rounds are tallied in earlier_rounds)", 0 },
 	{ "exclude-tag", 'x', "TAG", 0, "do not run scenarios tagged TAG (repeatable; e.g. slow, perf)", 0 },
 	{ "report", 'R', "FILE", 0, "also write a report: the result with a text summary on top, for a mail", 0 },
-	{ "max-rss", 'm', "SIZE", 0, "kill a scenario process whose RSS exceeds SIZE (default: half of RAM; 0: no limit)", 0 },
 	{ 0 }
 };
 
@@ -55,41 +49,21 @@ int parse_format(const char *arg, enum out_format *f)
 static error_t run_parse(int key, char *arg, struct argp_state *state)
 {
 	struct run_args *a = state->input;
-	struct err err;
-	char *end;
 
 	switch (key) {
-	case 'f':
-		if (parse_format(arg, &a->format))
-			argp_error(state, "--format: '%s' is not json, text or ktap", arg);
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->po;
 		return 0;
+	case 'f':
+		return format_option(state, arg, &a->format, true);
 	case 'o':
 		a->output = arg;
 		return 0;
-	case 't':
-		errno = 0;
-		a->ro.timeout = strtod(arg, &end);
-		if (errno || *end || !(a->ro.timeout > 0) || a->ro.timeout > 1e6)
-			argp_error(state, "--timeout: '%s' is not a number of seconds above 0", arg);
-		return 0;
 	case 'k':
-		a->ro.keep_going = true;
+		a->po.ro.keep_going = true;
 		return 0;
 	case 'a':
-		a->ro.all_vmas = true;
-		return 0;
-	case 'O':
-		a->lo.allow_outside = a->ro.allow_outside = true;
-		return 0;
-	case 'g':
-		if (size_parse(arg, &a->lo.guard, &err) || !a->lo.guard || a->lo.guard % kinfo.page_size)
-			argp_error(state, "--guard: '%s' is not a non-zero multiple of the page size", arg);
-		return 0;
-	case 'm':
-		if (size_parse(arg, &a->ro.max_rss_kb, &err))
-			argp_error(state, "--max-rss: %s", err.msg);
-		a->ro.max_rss_kb /= 1024;
-		a->rss_set = true;
+		a->po.ro.all_vmas = true;
 		return 0;
 	case 'R':
 		a->report = arg;
@@ -222,20 +196,19 @@ int cmd_run(int argc, char **argv)
 		"any runs: one invalid file means nothing runs (exit 2). Exit status: 0 pass, "
 		"1 an expectation failed, 2 invalid input, 3 a scenario process died, hung or "
 		"an internal error, 4 every scenario was skipped.";
-	struct argp argp = { run_options, run_parse, "SCENARIO...\n-e STEP [-e STEP]...", run_doc, NULL, ops_help, NULL };
-	struct run_args a = { .ro = { .timeout = 30 } };
+	static const struct argp_child children[] = { { &proc_argp, 0, NULL, 1 }, { 0 } };
+	struct argp argp = { run_options, run_parse, "SCENARIO...\n-e STEP [-e STEP]...", run_doc, children, ops_help, NULL };
+	struct run_args a = { .repeat = 1 };
 	struct err err;
 	int bad = 0;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;
-	if (!a.rss_set)
-		a.ro.max_rss_kb = mem_total_kb() / 2;
 	int n = 0;
 	struct scenario **scs = NULL;
 	if (a.nsteps) {
 		scs = xcalloc(1, sizeof(*scs));
-		if (textform_from_args(a.steps, a.nsteps, &a.lo, &scs[0], &err)) {
+		if (textform_from_args(a.steps, a.nsteps, &a.po.lo, &scs[0], &err)) {
 			fprintf(stderr, "anonremap: %s\n", err.msg);
 			bad = 1;
 		} else {
@@ -246,7 +219,7 @@ int cmd_run(int argc, char **argv)
 		for (int i = 0; i < a.nfiles; i++) {
 			struct scenario **one;
 			int k;
-			if (scenario_load(a.files[i], &a.lo, &one, &k, &err)) {
+			if (scenario_load(a.files[i], &a.po.lo, &one, &k, &err)) {
 				fprintf(stderr, "anonremap: %s\n", err.msg);
 				bad++;
 				continue;
@@ -306,7 +279,7 @@ int cmd_run(int argc, char **argv)
 		}
 		for (int i = 0; i < n && !run_interrupted; i++) {
 			int st;
-			cJSON_AddItemToArray(arr, run_scenario(scs[i], &a.ro, &st));
+			cJSON_AddItemToArray(arr, run_scenario(scs[i], &a.po.ro, &st));
 		}
 	}
 	if (rounds)

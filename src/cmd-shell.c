@@ -10,51 +10,25 @@
 #include <unistd.h>
 
 struct shell_args {
-	struct run_opts ro;
-	struct load_opts lo;
+	struct proc_opts po;
 	enum out_format format;
-	bool rss_set;
 };
 
 static const struct argp_option shell_options[] = {
 	{ "format", 'f', "FORMAT", 0, "text (default) or json: one JSON object per line", 0 },
-	{ "timeout", 't', "SECONDS", 0, "per step (default 30)", 0 },
-	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 0 },
-	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 0 },
-	{ "max-rss", 'm', "SIZE", 0, "kill the scenario process above this RSS (default: half of RAM)", 0 },
 	{ 0 }
 };
 
 static error_t shell_parse(int key, char *arg, struct argp_state *state)
 {
 	struct shell_args *a = state->input;
-	struct err err;
-	char *end;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->po;
+		return 0;
 	case 'f':
-		if (parse_format(arg, &a->format) || a->format == OUT_KTAP)
-			argp_error(state, "--format: '%s' is not text or json", arg);
-		return 0;
-	case 't':
-		errno = 0;
-		a->ro.timeout = strtod(arg, &end);
-		if (errno || *end || !(a->ro.timeout > 0))
-			argp_error(state, "--timeout: '%s' is not a number of seconds above 0", arg);
-		return 0;
-	case 'O':
-		a->lo.allow_outside = a->ro.allow_outside = true;
-		return 0;
-	case 'g':
-		if (size_parse(arg, &a->lo.guard, &err) || !a->lo.guard || a->lo.guard % kinfo.page_size)
-			argp_error(state, "--guard: '%s' is not a non-zero multiple of the page size", arg);
-		return 0;
-	case 'm':
-		if (size_parse(arg, &a->ro.max_rss_kb, &err))
-			argp_error(state, "--max-rss: %s", err.msg);
-		a->ro.max_rss_kb /= 1024;
-		a->rss_set = true;
-		return 0;
+		return format_option(state, arg, &a->format, false);
 	case ARGP_KEY_ARG:
 		argp_error(state, "shell reads steps from stdin; it takes no arguments");
 		return EINVAL;
@@ -131,8 +105,9 @@ int cmd_shell(int argc, char **argv)
 		"JSON scenario; .quit ends the session (as does end of input). At a terminal a prompt "
 		"is shown; in a pipe there is none and output is flushed after every step. Exit "
 		"status: as for run, for the session as one scenario.";
-	struct argp argp = { shell_options, shell_parse, NULL, shell_doc, NULL, ops_help, NULL };
-	struct shell_args a = { .ro = { .timeout = 30 }, .format = OUT_TEXT };
+	static const struct argp_child children[] = { { &proc_argp, 0, NULL, 1 }, { 0 } };
+	struct argp argp = { shell_options, shell_parse, NULL, shell_doc, children, ops_help, NULL };
+	struct shell_args a = { .format = OUT_TEXT };
 	struct err err;
 	char *line = NULL;
 	size_t cap = 0;
@@ -145,8 +120,6 @@ int cmd_shell(int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;
-	if (!a.rss_set)
-		a.ro.max_rss_kb = mem_total_kb() / 2;
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGTERM, &sa, NULL);
 
@@ -189,7 +162,7 @@ int cmd_shell(int argc, char **argv)
 			rc = textform_merge_line(trial, tl, &err);
 			if (rc == 1) { /* a step */
 				lines[nlines] = lno;
-				struct load_opts lo = a.lo;
+				struct load_opts lo = a.po.lo;
 				lo.lines = lines;
 				if (nlines >= MAX_STEPS)
 					rc = err_set(&err, "more than %d steps", MAX_STEPS);
@@ -218,7 +191,7 @@ int cmd_shell(int argc, char **argv)
 		doc = cJSON_Duplicate(trial, 1);
 		nlines++;
 		if (!r) {
-			r = run_begin(nsc, &a.ro, &res);
+			r = run_begin(nsc, &a.po.ro, &res);
 			if (!r) {
 				say(&a, "error", cJSON_GetObjectItem(res, "reason")->valuestring);
 				status = !strcmp(cJSON_GetObjectItem(res, "status")->valuestring, "skip") ? EXIT_SKIP : EXIT_ERROR;
@@ -232,7 +205,7 @@ int cmd_shell(int argc, char **argv)
 			scenario_free(sc);
 		}
 		sc = nsc;
-		r->deadline = run_now() + a.ro.timeout; /* the timeout is per step here */
+		r->deadline = run_now() + a.po.ro.timeout; /* the timeout is per step here */
 		cJSON *sres;
 		int src = run_step(r, sc->nsteps - 1, &sres);
 		if (sres)

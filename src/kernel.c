@@ -58,16 +58,19 @@ void kinfo_init(void)
 		snprintf(kinfo.release, sizeof(kinfo.release), "%s", u.release);
 }
 
-static void add_sysfs(cJSON *obj, const char *key, const char *path)
+/* A /proc or /sys value under key: a number as a number, a choice file's
+ * active choice, or why it could not be read. */
+void json_add_file(cJSON *o, const char *key, const char *path, bool bracketed)
 {
-	char v[128];
-	int rc = sysfs_bracketed(path, v, sizeof(v));
+	char buf[256], why[300];
+	int rc = bracketed ? sysfs_bracketed(path, buf, sizeof(buf)) : read_small_file(path, buf, sizeof(buf));
 	if (rc) {
-		char why[160];
-		snprintf(why, sizeof(why), "unreadable: %s", errno_name(-rc));
-		cJSON_AddStringToObject(obj, key, why);
+		snprintf(why, sizeof(why), "unreadable (%s: %s)", path, errno_name(-rc));
+		cJSON_AddStringToObject(o, key, why);
+	} else if (!bracketed && buf[0] && strspn(buf, "0123456789") == strlen(buf)) {
+		cJSON_AddNumberToObject(o, key, strtod(buf, NULL));
 	} else {
-		cJSON_AddStringToObject(obj, key, v);
+		cJSON_AddStringToObject(o, key, buf);
 	}
 }
 
@@ -79,8 +82,8 @@ cJSON *kinfo_json(void)
 	cJSON_AddNumberToObject(k, "pmd_size", (double)kinfo.pmd_size);
 	cJSON_AddNumberToObject(k, "pud_size", (double)kinfo.pud_size);
 	cJSON *thp = cJSON_AddObjectToObject(k, "thp");
-	add_sysfs(thp, "enabled", "/sys/kernel/mm/transparent_hugepage/enabled");
-	add_sysfs(thp, "defrag", "/sys/kernel/mm/transparent_hugepage/defrag");
+	json_add_file(thp, "enabled", "/sys/kernel/mm/transparent_hugepage/enabled", true);
+	json_add_file(thp, "defrag", "/sys/kernel/mm/transparent_hugepage/defrag", true);
 	cJSON_AddItemToObject(k, "features", features_json(false));
 	return k;
 }

@@ -58,15 +58,6 @@ static cJSON *config_json(void)
 	return o;
 }
 
-static void add_file(cJSON *o, const char *key, const char *path, bool bracketed)
-{
-	char buf[256];
-	int rc = bracketed ? sysfs_bracketed(path, buf, sizeof(buf)) : read_small_file(path, buf, sizeof(buf));
-	if (rc)
-		snprintf(buf, sizeof(buf), "unreadable: %s", errno_name(-rc));
-	cJSON_AddStringToObject(o, key, buf);
-}
-
 void report_enrich(cJSON *doc, int argc, char **argv)
 {
 	char date[64];
@@ -84,17 +75,17 @@ void report_enrich(cJSON *doc, int argc, char **argv)
 	const char *t = "/sys/kernel/mm/transparent_hugepage";
 	char p[256];
 	snprintf(p, sizeof(p), "%s/enabled", t);
-	add_file(s, "thp_enabled", p, true);
+	json_add_file(s, "thp_enabled", p, true);
 	snprintf(p, sizeof(p), "%s/defrag", t);
-	add_file(s, "thp_defrag", p, true);
+	json_add_file(s, "thp_defrag", p, true);
 	snprintf(p, sizeof(p), "%s/shmem_enabled", t);
-	add_file(s, "thp_shmem_enabled", p, true);
+	json_add_file(s, "thp_shmem_enabled", p, true);
 	snprintf(p, sizeof(p), "%s/hugepages-%lukB/enabled", t, (unsigned long)(kinfo.pmd_size >> 10));
-	add_file(s, "thp_pmd_enabled", p, true);
-	add_file(s, "overcommit_memory", "/proc/sys/vm/overcommit_memory", false);
-	add_file(s, "overcommit_ratio", "/proc/sys/vm/overcommit_ratio", false);
-	add_file(s, "max_map_count", "/proc/sys/vm/max_map_count", false);
-	add_file(s, "mmap_min_addr", "/proc/sys/vm/mmap_min_addr", false);
+	json_add_file(s, "thp_pmd_enabled", p, true);
+	json_add_file(s, "overcommit_memory", "/proc/sys/vm/overcommit_memory", false);
+	json_add_file(s, "overcommit_ratio", "/proc/sys/vm/overcommit_ratio", false);
+	json_add_file(s, "max_map_count", "/proc/sys/vm/max_map_count", false);
+	json_add_file(s, "mmap_min_addr", "/proc/sys/vm/mmap_min_addr", false);
 	cJSON_AddItemToObject(doc, "probe", features_json(true));
 	cJSON_AddItemToObject(doc, "config", config_json());
 }

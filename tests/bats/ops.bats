@@ -481,7 +481,8 @@ EOF
 		</dev/null >"$J" 2>"$err" &
 	local bg=$!
 	for ((i = 0; i < 400; i++)); do
-		pid="$(sed -n 's/^anonremap: step 5: paused: pid \([0-9]*\),.*/\1/p' "$err")"
+		# the redirect may not have created the file yet on the first look
+		pid="$(sed -n 's/^anonremap: step 5: paused: pid \([0-9]*\),.*/\1/p' "$err" 2>/dev/null || true)"
 		[[ -n "$pid" ]] && break
 		sleep 0.05
 	done

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Options shared by the commands that run scenario processes (run, shell,
+ * replay): one argp child, so they are parsed, documented and defaulted in
+ * one place. */
+#include "anonremap.h"
+#include <argp.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct argp_option proc_options[] = {
+	{ NULL, 0, NULL, 0, "Scenario process options:", 1 },
+	{ "timeout", 't', "SECONDS", 0, "per scenario (shell: per step); default 30", 1 },
+	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 1 },
+	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 1 },
+	{ "max-rss", 'm', "SIZE", 0, "kill a scenario process whose RSS exceeds SIZE (default: half of RAM; 0: no limit)", 1 },
+	{ 0 }
+};
+
+static error_t proc_parse(int key, char *arg, struct argp_state *state)
+{
+	struct proc_opts *p = state->input;
+	struct err err;
+	char *end;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		p->ro.timeout = 30;
+		p->ro.max_rss_kb = mem_total_kb() / 2;
+		return 0;
+	case 't':
+		errno = 0;
+		p->ro.timeout = strtod(arg, &end);
+		if (errno || *end || !(p->ro.timeout > 0) || p->ro.timeout > 1e6)
+			argp_error(state, "--timeout: '%s' is not a number of seconds above 0", arg);
+		return 0;
+	case 'O':
+		p->lo.allow_outside = p->ro.allow_outside = true;
+		return 0;
+	case 'g':
+		if (size_parse(arg, &p->lo.guard, &err) || !p->lo.guard || p->lo.guard % kinfo.page_size)
+			argp_error(state, "--guard: '%s' is not a non-zero multiple of the page size", arg);
+		return 0;
+	case 'm':
+		if (size_parse(arg, &p->ro.max_rss_kb, &err))
+			argp_error(state, "--max-rss: %s", err.msg);
+		p->ro.max_rss_kb /= 1024;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp proc_argp = { proc_options, proc_parse, NULL, NULL, NULL, NULL, NULL };
+
+/* --format for the commands that print results. */
+int format_option(struct argp_state *state, const char *arg, enum out_format *f, bool ktap_ok)
+{
+	if (parse_format(arg, f) || (!ktap_ok && *f == OUT_KTAP))
+		argp_error(state, "--format: '%s' is not %s", arg, ktap_ok ? "json, text or ktap" : "json or text");
+	return 0;
+}
+
+/* --timing[=FRACTION] of replay and diff. */
+int timing_option(struct argp_state *state, const char *arg, struct compare_opts *co)
+{
+	char *end = NULL;
+	co->timing = true;
+	co->tolerance = arg ? strtod(arg, &end) : 0.5;
+	if (arg && (*end || co->tolerance < 0))
+		argp_error(state, "--timing: '%s' is not a fraction", arg);
+	return 0;
+}
