@@ -8,7 +8,14 @@ load helper
 
 setup_file() {
 	export LIB="$BATS_FILE_TMPDIR/library.json"
-	"$AR" run -k -t 120 -x slow -x perf -o "$LIB" "$ANONREMAP_SCENARIO_DIR"/*.json || true
+	# Under ASan, PR_SET_MEMORY_MERGE walks terabytes of shadow mappings for
+	# minutes: ksm_merge is left out of the sanitizer run only.
+	local files=()
+	for f in "$ANONREMAP_SCENARIO_DIR"/*.json; do
+		[[ "${ANONREMAP_SANITIZED:-0}" == 1 && "$(basename "$f")" == ksm_merge.json ]] && continue
+		files+=("$f")
+	done
+	"$AR" run -k -t 120 -x slow -x perf -o "$LIB" "${files[@]}" || true
 	export LIST="$BATS_FILE_TMPDIR/list.json"
 	"$AR" list -f json >"$LIST"
 }
@@ -20,6 +27,7 @@ setup_file() {
 
 @test "the library run produced a result for every non-slow scenario" {
 	want=$(jq -r '[.[] | select((.tags | index("slow") | not) and (.tags | index("perf") | not))] | length' "$LIST")
+	[[ "${ANONREMAP_SANITIZED:-0}" == 1 ]] && want=$((want - 1)) # ksm_merge
 	got=$(jq -r '.scenarios | length' "$LIB")
 	[ "$want" -gt 0 ]
 	[ "$got" -eq "$want" ]
