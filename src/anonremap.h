@@ -460,4 +460,50 @@ int result_finish(cJSON *doc);
 int emit_result(cJSON *doc, enum out_format f, const char *output);
 extern const char *argp_program_version;
 
+/* xray.c: the optional anonremap_xray kernel module's view of VMAs and
+ * folios (kmod/README has the record format). Identities are keyed hashes of
+ * kernel pointers: equal means the same object, within one module load. */
+#define XRAY_DIR "/sys/kernel/debug/anonremap-xray"
+#define XRAY_DATA XRAY_DIR "/data"
+struct xray_folio {
+	uint64_t addr;         /* the first page of this run of one folio */
+	uint64_t nr;           /* pages of the folio mapped from addr on */
+	uint64_t index;        /* folio->index */
+	uint64_t subpage;      /* which page of the folio is mapped at addr */
+	uint64_t linear_index; /* vm_pgoff + (addr - vm_start) / page size */
+	uint64_t addr_index;   /* addr / page size: an unmoved VMA's index */
+	uint64_t anon_vma;     /* identity of folio->mapping's anon_vma */
+	bool has_anon_vma;
+	unsigned order;
+	bool ksm, large;
+};
+struct xray_vma {
+	uint64_t start, end, pgoff, flags, page_size;
+	char vmflags[160];     /* smaps VmFlags mnemonics, comma-separated */
+	bool has_anon_vma;
+	uint64_t anon_vma, anon_vma_root, chain_len;
+	bool uffd;
+	uint64_t uffd_ctx;
+	bool has_file;
+	uint64_t file;
+	bool mpol;
+	char folios_walk[32];  /* walked, not_requested, no_anon_vma, hugetlb, io_pfnmap */
+	bool walked;
+	uint64_t present, anon, zero, other; /* pages the walk found */
+	struct xray_folio *folios;
+	size_t nfolios, folios_cap;
+};
+int xray_available(char *why, size_t len);
+int xray_read(pid_t pid, uint64_t lo, uint64_t hi, bool folios, struct xray_vma **out, size_t *n,
+	      char *why, size_t len);
+int xray_parse_fd(int fd, struct xray_vma **out, size_t *n, char *why, size_t len);
+int xray_parse_buf(const char *buf, size_t blen, struct xray_vma **out, size_t *n, char *why, size_t len);
+void xray_free(struct xray_vma *v, size_t n);
+const struct xray_vma *xray_find(const struct xray_vma *v, size_t n, uint64_t addr);
+bool xray_pgoff_linear(const struct xray_vma *v);
+bool xray_folio_linear(const struct xray_vma *v, const struct xray_folio *f);
+bool xray_folios_linear(const struct xray_vma *v);
+cJSON *xray_vma_json(const struct xray_vma *v);
+int xray_explain(const struct xray_vma *a, const struct xray_vma *b, char *buf, size_t len);
+
 #endif

@@ -247,20 +247,20 @@ static void plot(cJSON *points, const char *file)
 {
 	const char *ext = strrchr(file, '.');
 	bool png = ext && !strcmp(ext, ".png");
-	char cmd[4096 + 64];
 	FILE *g;
 
-	snprintf(cmd, sizeof(cmd), "gnuplot > '%s'", file);
 	if (system("command -v gnuplot >/dev/null 2>&1")) {
 		fprintf(stderr, "anonremap: --plot needs gnuplot (Debian package gnuplot-nox); no plot written\n");
 		return;
 	}
-	g = popen(cmd, "w");
+	g = popen("gnuplot", "w");
 	if (!g)
 		return;
-	fprintf(g, "set terminal %s size 1000,700\nset logscale xy\nset xlabel 'size (bytes)'\n"
-		   "set ylabel 'median mremap time (ns)'\nset key outside right\nset grid\n",
-		png ? "pngcairo" : "svg");
+	fprintf(g, "set terminal %s size 1000,700\nset output '", png ? "pngcairo" : "svg");
+	for (const char *c = file; *c; c++) /* a gnuplot single-quoted string doubles its quotes */
+		fputs(*c == '\'' ? "''" : (char[]){ *c, 0 }, g);
+	fprintf(g, "'\nset logscale xy\nset xlabel 'size (bytes)'\n"
+		   "set ylabel 'median mremap time (ns)'\nset key outside right\nset grid\n");
 	/* one line a variant and populated fraction (first alignment and THP setting) */
 	cJSON *p, *keys = cJSON_CreateArray();
 	cJSON_ArrayForEach(p, points) {
@@ -404,6 +404,8 @@ int cmd_bench(int argc, char **argv)
 					fprintf(stderr, "anonremap: bench: data differs after %s move of %" PRIu64 " bytes\n",
 						variant_names[v], a.sizes[si]);
 					rc = EXIT_ERROR;
+					s.ns = -1; /* not a number to report */
+					s.err = EIO;
 				}
 				if (s.ns < 0) {
 					errs[v] = s.err;

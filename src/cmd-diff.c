@@ -125,7 +125,7 @@ int cmd_diff(int argc, char **argv)
 	struct argp argp = { diff_options, diff_parse, "A.json B.json", diff_doc, NULL, NULL, NULL };
 	struct diff_args a = { .format = OUT_TEXT };
 	struct err err;
-	cJSON *A, *B;
+	cJSON *A = NULL, *B = NULL;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;
@@ -200,9 +200,10 @@ int cmd_diff(int argc, char **argv)
 					break;
 				double ca = cJSON_GetNumberValue(cJSON_GetObjectItem(da, "vma_count"));
 				double cb = cJSON_GetNumberValue(cJSON_GetObjectItem(db, "vma_count"));
-				printf("  dump after step %.0f %s: A %.0f VMAs, B %.0f VMAs (%+.0f)\n",
-				       cJSON_GetNumberValue(cJSON_GetObjectItem(da, "after_step")),
-				       cJSON_GetStringValue(cJSON_GetObjectItem(da, "label")), ca, cb, cb - ca);
+				const char *lab = cJSON_GetStringValue(cJSON_GetObjectItem(da, "label"));
+				printf("  dump after step %.0f%s%s: A %.0f VMAs, B %.0f VMAs (%+.0f)\n",
+				       cJSON_GetNumberValue(cJSON_GetObjectItem(da, "after_step")), lab && *lab ? " " : "",
+				       lab ? lab : "", ca, cb, cb - ca);
 				side_by_side(stdout, da, db);
 			}
 			if (cJSON_GetArraySize(diffs)) {
@@ -215,6 +216,31 @@ int cmd_diff(int argc, char **argv)
 		cJSON_AddItemToObject(o, "differences", diffs);
 		if (!cJSON_IsTrue(cJSON_GetObjectItem(o, "same")))
 			rc = EXIT_FAIL;
+	}
+	/* what B has that A does not: only when paired by name */
+	if (by_name) {
+		cJSON *y;
+		cJSON_ArrayForEach(y, sb) {
+			const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(y, "name"));
+			bool found = false;
+			cJSON_ArrayForEach(x, sa)
+				found |= !strcmp(name, cJSON_GetStringValue(cJSON_GetObjectItem(x, "name")));
+			if (found)
+				continue;
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "a", "");
+			cJSON_AddStringToObject(o, "b", name);
+			cJSON_AddBoolToObject(o, "same", false);
+			cJSON_AddStringToObject(o, "note", "only in B");
+			cJSON_AddItemToArray(outs, o);
+			rc = EXIT_FAIL;
+			if (a.format == OUT_TEXT)
+				printf("\n== %s: only in B\n", name);
+		}
+	} else if (cJSON_GetArraySize(sb) > cJSON_GetArraySize(sa)) {
+		rc = EXIT_FAIL;
+		if (a.format == OUT_TEXT)
+			printf("\n== B has %d more scenarios than A\n", cJSON_GetArraySize(sb) - cJSON_GetArraySize(sa));
 	}
 	cJSON_AddBoolToObject(out, "same", rc == EXIT_PASS);
 	if (a.format == OUT_JSON)

@@ -86,7 +86,7 @@ int cmd_names(int argc, char **argv)
 	static const char names_doc[] =
 		"Print the names anonremap knows, one a line, from its own tables.\v"
 		"KIND is one of: kinds, commands, ops, fields [OP], mmap-flags, mremap-flags, prot, "
-		"advice, prctl, uffd-modes, features, scenarios. Bash completion reads these.";
+		"advice, prctl, uffd-modes, features, scenarios. Bash completion reads these. Exit status: 0, 2 for an unknown KIND or op, 3 when the scenario library cannot be read.";
 	struct argp argp = { names_options, names_parse, "KIND [OP]", names_doc, NULL, NULL, NULL };
 	struct names_args a = { 0 };
 

@@ -105,6 +105,8 @@ int cmd_replay(int argc, char **argv)
 		cJSON_AddItemToArray(outs, o);
 		if (cJSON_GetArraySize(diffs) && rc == EXIT_PASS)
 			rc = EXIT_FAIL;
+		if (st == EXIT_ERROR)
+			rc = EXIT_ERROR; /* the replay itself died or hung: say so over "different" */
 		cJSON_AddItemToArray(cJSON_GetObjectItem(now, "scenarios"), res);
 	}
 	if (rc != EXIT_USAGE) {

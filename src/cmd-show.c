@@ -41,7 +41,7 @@ int cmd_show(int argc, char **argv)
 {
 	static const char show_doc[] = "Render a result or report file (from run -o or --report) as "
 				       "text, JSON or KTAP.\vA report's text summary is printed first. "
-				       "Exit status: 0, or 2 when the file is not a valid result.";
+				       "Exit status: 0, 2 when the file is not a valid result, 3 when the output cannot be written.";
 	struct argp argp = { show_options, show_parse, "RESULT.json", show_doc, NULL, NULL, NULL };
 	struct show_args a = { .format = OUT_TEXT };
 	struct err err;
