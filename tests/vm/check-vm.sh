@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make check-vm: the quick part of the scenario library, run inside Debian's
+# 6.1 kernel booted under QEMU by scripts/anonremap-vm. 6.1 has no
+# PROCMAP_QUERY, so this runs anonremap's /proc/PID/maps fallback on a real
+# kernel. Each scenario's status must be the one recorded in
+# tests/vm/expected-6.1.txt ("name<TAB>pass|fail|skip"): some selftest
+# expectations do not hold on 6.1 (VMA merging changed since), and those are
+# recorded as fail, kernel behaviour. A tool error always fails the test:
+# anonremap's exit 2 or 3, a status "error", a crash, a hung or silent guest,
+# missing or unreadable output.
+#
+#   tests/vm/check-vm.sh            compare with the expected file
+#   tests/vm/check-vm.sh --update   run, and rewrite the expected statuses
+#
+# Environment: ANONREMAP (the binary), VM_DEBIAN (default 6.1),
+# VM_EXPECTED (default tests/vm/expected-$VM_DEBIAN.txt), VM_TIMEOUT (600 s).
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+AR=${ANONREMAP:-$top/anonremap}
+DEBIAN=${VM_DEBIAN:-6.1}
+EXPECTED=${VM_EXPECTED:-$top/tests/vm/expected-$DEBIAN.txt}
+update=0
+[ "${1:-}" = --update ] && update=1
+
+[ -x "$AR" ] || sh "$top/scripts/build.sh"
+if ! command -v qemu-system-x86_64 >/dev/null 2>&1 || ! command -v cpio >/dev/null 2>&1 ||
+	{ [ ! -x /bin/busybox ] && [ ! -x /usr/bin/busybox ]; }; then
+	sh "$top/scripts/setup-vm.sh"
+fi
+command -v jq >/dev/null 2>&1 || sh "$top/scripts/setup.sh"
+
+names=$(grep -v '^#' "$EXPECTED" | cut -f 1 | sed 's/\[.*//' | awk 'NF && !seen[$0]++')
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-vm.XXXXXX")
+keep=0
+trap '[ "$keep" = 1 ] || rm -rf "$tmp"' EXIT
+result="$tmp/result.json"
+
+t0=$(date +%s)
+rc=0
+# shellcheck disable=SC2086
+ANONREMAP_VM_VERBOSE=1 "$top/scripts/anonremap-vm" --debian "$DEBIAN" --anonremap "$AR" \
+	--timeout "${VM_TIMEOUT:-600}" --log "$tmp/console.log" \
+	-- run -f json -k -t 120 -o "$result" $names >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
+t1=$(date +%s)
+sed 's/^/# /' "$tmp/stderr"
+echo "# anonremap-vm --debian $DEBIAN: exit $rc after $((t1 - t0)) s"
+
+pass=0 fail=0 i=0
+ok() {
+	i=$((i + 1))
+	pass=$((pass + 1))
+	echo "ok $i $*"
+}
+notok() {
+	i=$((i + 1))
+	fail=$((fail + 1))
+	echo "not ok $i $*"
+}
+case $rc in
+0 | 1 | 4) ok "anonremap-vm exit $rc" ;;
+3) notok "anonremap-vm exit 3: the guest hung, crashed or sent nothing back, or anonremap failed (tool error)" ;;
+*) notok "anonremap-vm exit $rc: a usage error or an invalid scenario (tool error)" ;;
+esac
+if [ -s "$result" ] && jq -e '.scenarios | length > 0' "$result" >/dev/null 2>&1; then
+	ok "result $(jq -r '.kernel.release' "$result"): $(jq -r '.summary | "\(.pass) pass, \(.fail) fail, \(.skip) skip, \(.error) error"' "$result")"
+	jq -r '.scenarios[] | "\(.name)\t\(.status)\t\(.reason // "")"' "$result" >"$tmp/actual.txt"
+else
+	notok "no result came back (missing or not JSON)"
+	: >"$tmp/actual.txt"
+fi
+
+if [ "$update" = 1 ]; then
+	if [ "$fail" -ne 0 ]; then
+		echo "not updating $EXPECTED: the run had tool errors" >&2
+		keep=1
+		echo "$pass passed, $fail failed"
+		exit 1
+	fi
+	{
+		grep '^#' "$EXPECTED" || true
+		cut -f 1,2 "$tmp/actual.txt"
+	} >"$tmp/expected.new"
+	mv "$tmp/expected.new" "$EXPECTED"
+	echo "# wrote $EXPECTED"
+fi
+
+# Every expected line must be there with its status; nothing unexpected.
+while IFS='	' read -r name want; do
+	case $name in '#'* | '') continue ;; esac
+	got=$(awk -F '\t' -v n="$name" '$1 == n { print $2; exit }' "$tmp/actual.txt")
+	reason=$(awk -F '\t' -v n="$name" '$1 == n { print $3; exit }' "$tmp/actual.txt")
+	if [ -z "$got" ]; then
+		notok "$name: expected $want, missing from the result"
+	elif [ "$got" = error ]; then
+		notok "$name: error (tool error): $reason"
+	elif [ "$got" = "$want" ]; then
+		ok "$name: $got${reason:+ # $reason}"
+	else
+		notok "$name: expected $want, got $got${reason:+: $reason}"
+	fi
+done <"$EXPECTED"
+awk -F '\t' 'NR == FNR { if ($1 !~ /^#/) want[$1] = 1; next } !($1 in want) { print $1 "\t" $2 }' \
+	"$EXPECTED" "$tmp/actual.txt" >"$tmp/unexpected.txt"
+while IFS='	' read -r name got; do
+	notok "$name: $got, not in $(basename "$EXPECTED")"
+done <"$tmp/unexpected.txt"
+
+if [ "$fail" -ne 0 ]; then
+	keep=1
+	echo "# kept for inspection: $tmp (console.log: the guest's kernel log)"
+	sed 's/^/# stdout: /' "$tmp/stdout" | head -n 20
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
