@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Quick start 2: set everything up, build, and pass the whole test suite:
 # C unit tests, the Bats suite against the live kernel, the same suite under
-# ASan+UBSan, and the man page lint; then 'make distcheck' unless FAST=1.
+# ASan+UBSan, then 'make distcheck', then 'make check-vm' (the quick library
+# in Debian's 6.1 kernel under QEMU). FAST=1 skips distcheck and the VM;
+# NO_VM=1 skips the VM only.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/build.sh
@@ -15,7 +17,16 @@ if [ "$status" -ne 0 ]; then
 	cat test-suite.log >&2 || true
 fi
 if [ "$status" -eq 0 ] && [ "${FAST:-0}" != 1 ]; then
-	make -s distcheck >/dev/null || status=$?
+	make -s distcheck >distcheck.log 2>&1 || { status=$?; tail -50 distcheck.log >&2; }
+fi
+if [ "$status" -eq 0 ] && [ "${FAST:-0}" != 1 ] && [ "${NO_VM:-0}" != 1 ]; then
+	make -s check-vm >check-vm.log 2>&1 || { status=$?; cat check-vm.log >&2; }
+	vm=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' check-vm.log | tail -n 1 || true)
+	if [ -n "$vm" ]; then
+		pass=$((pass + ${vm%% passed*}))
+		vf=${vm#*, }
+		fail=$((fail + ${vf%% failed}))
+	fi
 fi
 echo "$pass passed, $fail failed"
 exit "$status"
