@@ -506,8 +506,8 @@ static bool has_flag(const char *list, const char *name)
 	return false;
 }
 
-/* The names in A that B lacks, comma-separated; "sd" (soft-dirty, which
- * merging ignores) is left out. Returns how many. */
+/* The names in A that B lacks, comma-separated; "sd" and "gr" (which
+ * merging ignores) are left out. Returns how many. */
 static int flags_only(const char *a, const char *b, char *out, size_t len)
 {
 	char copy[sizeof(((struct xray_vma *)0)->vmflags)], *t, *save = NULL;
@@ -517,7 +517,7 @@ static int flags_only(const char *a, const char *b, char *out, size_t len)
 	out[0] = 0;
 	snprintf(copy, sizeof(copy), "%s", a);
 	for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(t, "sd") || has_flag(b, t))
+		if (!strcmp(t, "sd") || !strcmp(t, "gr") || has_flag(b, t))
 			continue;
 		int w = snprintf(out + used, len - used, "%s%s", n ? "," : "", t);
 		if (w > 0 && (size_t)w < len - used)
@@ -591,16 +591,19 @@ int xray_explain(const struct xray_vma *a, const struct xray_vma *b, char *buf, 
 			reason(&r, "anon_vma_chain of the %s VMA has %" PRIu64 " entries (forked)",
 			       f == a ? "lower" : "upper", f->chain_len);
 	}
-	/* is_mergeable_vma(): vm_flags (soft-dirty aside), file, uffd context */
+	/* is_mergeable_vma(): vm_flags, less the ones merging ignores
+	 * (VM_IGNORE_MERGE: soft-dirty, bit 27 on every kernel; on 7.x
+	 * also VM_MAYBE_GUARD, bit 11, which the module names "gr"). */
 	if (a->flags != b->flags) {
-		char oa[160], ob[160];
-		int na = flags_only(a->vmflags, b->vmflags, oa, sizeof(oa));
-		int nb = flags_only(b->vmflags, a->vmflags, ob, sizeof(ob));
-		bool names_equal = !na && !nb;
-		bool only_sd = names_equal && has_flag(a->vmflags, "sd") != has_flag(b->vmflags, "sd");
-
-		if (!only_sd) {
-			char detail[400] = "";
+		uint64_t ign = 0;
+		if (has_flag(a->vmflags, "sd") != has_flag(b->vmflags, "sd"))
+			ign |= 1ull << 27;
+		if (has_flag(a->vmflags, "gr") != has_flag(b->vmflags, "gr"))
+			ign |= 1ull << 11;
+		if ((a->flags ^ b->flags) & ~ign) {
+			char oa[160], ob[160], detail[400] = "";
+			int na = flags_only(a->vmflags, b->vmflags, oa, sizeof(oa));
+			int nb = flags_only(b->vmflags, a->vmflags, ob, sizeof(ob));
 			if (na && nb)
 				snprintf(detail, sizeof(detail), " (lower only: %s; upper only: %s)", oa, ob);
 			else if (na)
