@@ -123,7 +123,8 @@ enum field_id {
 	FLD_PATTERN, FLD_OPTION, FLD_VALUE, FLD_LABEL, FLD_SCOPE, FLD_ERRNO,
 	FLD_MAY_FAIL, FLD_SIGNAL, FLD_VMA, FLD_START, FLD_END, FLD_SAME_VMA,
 	FLD_DIFFERENT_VMA, FLD_VMA_COUNT, FLD_FROM, FLD_MAPPED, FLD_FAULTED,
-	FLD_THP, FLD_ANON_HUGE_PAGES, FLD_ACTION, FLD_MODE, FLD_COMMENT,
+	FLD_THP, FLD_ANON_HUGE_PAGES, FLD_PGOFF_LINEAR, FLD_FOLIOS_LINEAR, FLD_SAME_ANON_VMA,
+	FLD_DIFFERENT_ANON_VMA, FLD_ACTION, FLD_MODE, FLD_COMMENT,
 	FLD__COUNT
 };
 struct field_def {
@@ -187,7 +188,7 @@ struct step {
 };
 enum feature {
 	FEAT_PROCMAP_QUERY, FEAT_MREMAP_DONTUNMAP, FEAT_MREMAP_RELOCATE_ANON,
-	FEAT_THP, FEAT_KSM, FEAT_USERFAULTFD, FEAT_ROOT, FEAT_MSEAL, FEAT_UPROBE,
+	FEAT_THP, FEAT_KSM, FEAT_USERFAULTFD, FEAT_ROOT, FEAT_MSEAL, FEAT_UPROBE, FEAT_XRAY,
 	FEAT__COUNT
 };
 struct scenario {
@@ -310,6 +311,7 @@ struct binding {
 struct run_opts {
 	double timeout;
 	uint64_t max_rss_kb;   /* the watchdog kills a scenario process above it */
+	bool xray;             /* dumps carry the x-ray module's view */
 	bool keep_going;
 	bool all_vmas;
 	bool allow_outside;
@@ -389,9 +391,13 @@ struct dump_opts {
 	bool smaps, pagemap;
 	struct run *run;   /* adds carveout-relative addresses and regions */
 	long *process_vmas; /* out: the process's VMA count (its smaps entries) */
+	bool xray;          /* add each VMA's x-ray record */
+	cJSON *xray_status; /* out, when xray: {available, why} */
+	cJSON *non_merges;  /* out, when set: adjacent VMAs that did not merge, and why */
 };
 cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, struct err *err);
-cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, long *process_vmas, struct err *err);
+cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, long *process_vmas, cJSON *xray_status, cJSON *non_merges,
+		 struct err *err);
 const char *kpageflags_status(void);
 
 /* expect.c */
@@ -452,6 +458,7 @@ int cmd_replay(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_stress(int argc, char **argv);
 char *ops_help(int key, const char *text, void *input);
 const char *command_name(int i);
 int parse_format(const char *arg, enum out_format *f);

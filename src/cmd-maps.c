@@ -15,6 +15,7 @@ struct maps_args {
 static const struct argp_option maps_options[] = {
 	{ "no-smaps", 'S', NULL, 0, "skip /proc/PID/smaps (rss, anon, THP, VmFlags)", 0 },
 	{ "no-pagemap", 'P', NULL, 0, "skip /proc/PID/pagemap (pages_state)", 0 },
+	{ "xray", 'X', NULL, 0, "add the x-ray module's view of each VMA (see kmod/)", 0 },
 	{ 0 }
 };
 
@@ -29,6 +30,9 @@ static error_t maps_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'P':
 		a->o.pagemap = false;
+		return 0;
+	case 'X':
+		a->o.xray = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (a->have_pid)
@@ -67,9 +71,12 @@ int cmd_maps(int argc, char **argv)
 		fprintf(stderr, "anonremap: /proc/%d/maps: %s\n", (int)a.pid, strerror(-rc));
 		return EXIT_ERROR;
 	}
+	cJSON *xst = a.o.xray ? cJSON_CreateObject() : NULL;
+	a.o.xray_status = xst;
 	cJSON *vmas = vmas_json(&vs, &a.o, 0, UINT64_MAX, &err);
 	if (!vmas) {
 		fprintf(stderr, "anonremap: %s\n", err.msg);
+		cJSON_Delete(xst);
 		vma_close(&vs);
 		return EXIT_ERROR;
 	}
@@ -79,6 +86,8 @@ int cmd_maps(int argc, char **argv)
 	cJSON_AddStringToObject(doc, "source", vs.query ? "procmap_query" : "maps");
 	cJSON_AddNumberToObject(doc, "vma_count", cJSON_GetArraySize(vmas));
 	cJSON_AddItemToObject(doc, "vmas", vmas);
+	if (xst)
+		cJSON_AddItemToObject(doc, "xray", xst);
 	vma_close(&vs);
 	rc = out_write(doc, OUT_JSON, stdout);
 	cJSON_Delete(doc);

@@ -132,6 +132,60 @@ static char *pages_state(pid_t pid, uint64_t start, uint64_t end, const struct s
 	return b.s ? b.s : xstrdup("");
 }
 
+/* Adjacent VMAs of the scenario that did not merge, and the reasons that can
+ * be seen: the x-ray's (vm_pgoff, anon_vma, chain, flags, uffd) where it is
+ * loaded, else what /proc shows (protections, file, VmFlags). */
+static void explain_non_merges(const struct dump_opts *o, const struct vma *v, size_t n, const struct smaps_table *sm,
+			       const struct xray_vma *xv, size_t nx, cJSON *out)
+{
+	char a[64], b[64], why[512];
+
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (v[i].end != v[i + 1].start)
+			continue;
+		cJSON *la, *lb;
+		const char *ra = o->run ? region_of(o->run, v[i].start, v[i].end, &la) : NULL;
+		const char *rb = o->run ? region_of(o->run, v[i + 1].start, v[i + 1].end, &lb) : NULL;
+		bool filler_a = !la && (!ra || !strcmp(ra, "carveout") || !strcmp(ra, "guard"));
+		bool filler_b = !lb && (!rb || !strcmp(rb, "carveout") || !strcmp(rb, "guard"));
+		cJSON_Delete(la);
+		cJSON_Delete(lb);
+		if (o->run && (filler_a || filler_b))
+			continue; /* the PROT_NONE filler is not the scenario's */
+		const struct xray_vma *xa = xv ? xray_find(xv, nx, v[i].start) : NULL;
+		const struct xray_vma *xb = xv ? xray_find(xv, nx, v[i + 1].start) : NULL;
+		why[0] = 0;
+		if (xa && xb) {
+			if (xray_explain(xa, xb, why, sizeof(why)) == 0)
+				snprintf(why, sizeof(why), "no reason the x-ray can see");
+		} else {
+			const struct smaps_entry *sa = smaps_find(sm, v[i].start), *sb = smaps_find(sm, v[i + 1].start);
+			if (strcmp(v[i].perms, v[i + 1].perms))
+				snprintf(why, sizeof(why), "protections differ: %s != %s", v[i].perms, v[i + 1].perms);
+			else if (v[i].inode != v[i + 1].inode || strcmp(v[i].name ? v[i].name : "", v[i + 1].name ? v[i + 1].name : ""))
+				snprintf(why, sizeof(why), "different files: '%s' != '%s'", v[i].name, v[i + 1].name);
+			else if (v[i].inode && v[i + 1].offset != v[i].offset + (v[i].end - v[i].start))
+				snprintf(why, sizeof(why), "file offsets not contiguous");
+			else if (sa && sb && strcmp(sa->vm_flags, sb->vm_flags))
+				snprintf(why, sizeof(why), "vm_flags differ: %s != %s", sa->vm_flags, sb->vm_flags);
+			else
+				snprintf(why, sizeof(why), "nothing /proc shows: vm_pgoff or anon_vma differ, which only the "
+							   "x-ray shows (kmod/, --xray)");
+		}
+		if (o->run) {
+			rel_format(v[i].end, o->run->base, a, sizeof(a));
+			snprintf(b, sizeof(b), "%s", a);
+		} else {
+			hex_format(v[i].end, a, sizeof(a));
+			snprintf(b, sizeof(b), "%s", a);
+		}
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "at", b);
+		cJSON_AddStringToObject(e, "why", why);
+		cJSON_AddItemToArray(out, e);
+	}
+}
+
 cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, struct err *err)
 {
 	struct vma *v;
@@ -146,6 +200,18 @@ cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uin
 	if (o->smaps && !(sm = smaps_load(vs->pid, err))) {
 		vma_free_list(v, n);
 		return NULL;
+	}
+	struct xray_vma *xv = NULL;
+	size_t nx = 0;
+	bool xok = false;
+	if (o->xray) {
+		char why[200];
+		xok = xray_read(vs->pid, lo, hi == UINT64_MAX ? hi : hi, true, &xv, &nx, why, sizeof(why)) == 0;
+		if (o->xray_status) {
+			cJSON_AddBoolToObject(o->xray_status, "available", xok);
+			if (!xok)
+				cJSON_AddStringToObject(o->xray_status, "why", why);
+		}
 	}
 	cJSON *arr = cJSON_CreateArray();
 	for (size_t i = 0; i < n; i++) {
@@ -201,8 +267,16 @@ cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uin
 		}
 		vma_maps_line(&v[i], buf, sizeof(buf));
 		cJSON_AddStringToObject(j, "maps_line", buf);
+		if (xok) {
+			const struct xray_vma *x = xray_find(xv, nx, v[i].start);
+			if (x)
+				cJSON_AddItemToObject(j, "xray", xray_vma_json(x));
+		}
 		cJSON_AddItemToArray(arr, j);
 	}
+	if (o->non_merges)
+		explain_non_merges(o, v, n, sm, xok ? xv : NULL, nx, o->non_merges);
+	xray_free(xv, nx);
 	if (o->process_vmas)
 		*o->process_vmas = sm ? (long)smaps_count(sm) : -1;
 	smaps_free(sm);
@@ -218,8 +292,10 @@ const char *kpageflags_status(void)
 	return rc ? "unreadable: huge pages are not marked H" : "readable";
 }
 
-cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, long *process_vmas, struct err *err)
+cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, long *process_vmas, cJSON *xray_status, cJSON *non_merges,
+		 struct err *err)
 {
-	struct dump_opts o = { .smaps = true, .pagemap = true, .run = r, .process_vmas = process_vmas };
+	struct dump_opts o = { .smaps = true, .pagemap = true, .run = r, .process_vmas = process_vmas,
+			       .xray = r->opts->xray, .xray_status = xray_status, .non_merges = non_merges };
 	return vmas_json(&r->vs, &o, lo, hi, err);
 }

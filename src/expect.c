@@ -221,13 +221,99 @@ static int check_huge(struct run *r, struct step *st, char *exp, char *fnd, size
 	return pages != st->f[FLD_ANON_HUGE_PAGES].i;
 }
 
+/* The x-ray checks: what /proc cannot show, from the optional module. */
+static int xray_of(struct run *r, uint64_t a, bool folios, struct xray_vma **x, size_t *n,
+		   const struct xray_vma **v, struct err *err)
+{
+	char why[200];
+	if (xray_read(r->pid, a, a + 1, folios, x, n, why, sizeof(why)) < 0)
+		return err_set(err, "x-ray unavailable: %s (scenarios with x-ray checks should require xray)", why);
+	*v = xray_find(*x, *n, a);
+	return 0;
+}
+
+static int check_xray(struct run *r, struct step *st, enum field_id id, char *exp, char *fnd, size_t len,
+		      struct err *err)
+{
+	struct xray_vma *x = NULL;
+	size_t n = 0;
+	const struct xray_vma *v;
+	uint64_t a;
+	char ra[64];
+	bool want = st->f[id].u;
+
+	if (addr_of(r, st, FLD_VMA, 0, &a, err) || xray_of(r, a, id == FLD_FOLIOS_LINEAR, &x, &n, &v, err))
+		return -1;
+	rel(r, a, ra, sizeof(ra));
+	if (id == FLD_PGOFF_LINEAR)
+		snprintf(exp, len, "VMA containing %s has vm_pgoff %s its start in pages", ra, want ? "==" : "!=");
+	else
+		snprintf(exp, len, "VMA containing %s has folios %s", ra,
+			 want ? "all linear, in its anon_vma" : "not all linear");
+	int rc;
+	if (!v) {
+		snprintf(fnd, len, "no VMA contains %s", ra);
+		rc = 1;
+	} else if (id == FLD_PGOFF_LINEAR) {
+		bool got = xray_pgoff_linear(v);
+		snprintf(fnd, len, "vm_pgoff 0x%" PRIx64 ", start in pages 0x%" PRIx64, v->pgoff, v->start / v->page_size);
+		rc = got != want;
+	} else {
+		bool got = xray_folios_linear(v);
+		size_t bad = 0;
+		for (size_t i = 0; i < v->nfolios; i++)
+			bad += !xray_folio_linear(v, &v->folios[i]);
+		snprintf(fnd, len, "%zu of %zu folio runs not linear", bad, v->nfolios);
+		rc = got != want;
+	}
+	xray_free(x, n);
+	return rc;
+}
+
+static int check_anon_vma(struct run *r, struct step *st, bool want_same, char *exp, char *fnd, size_t len,
+			  struct err *err)
+{
+	enum field_id id = want_same ? FLD_SAME_ANON_VMA : FLD_DIFFERENT_ANON_VMA;
+	struct xray_vma *xa = NULL, *xb = NULL;
+	size_t na = 0, nb = 0;
+	const struct xray_vma *va, *vb;
+	uint64_t a, b;
+	char ra[64], rb[64];
+
+	if (addr_of(r, st, id, 0, &a, err) || addr_of(r, st, id, 1, &b, err))
+		return -1;
+	if (xray_of(r, a, false, &xa, &na, &va, err))
+		return -1;
+	if (xray_of(r, b, false, &xb, &nb, &vb, err)) {
+		xray_free(xa, na);
+		return -1;
+	}
+	rel(r, a, ra, sizeof(ra));
+	rel(r, b, rb, sizeof(rb));
+	snprintf(exp, len, "the VMAs at %s and %s have %s anon_vma", ra, rb, want_same ? "the same" : "different");
+	bool same = va && vb && va->has_anon_vma && vb->has_anon_vma && va->anon_vma == vb->anon_vma;
+	snprintf(fnd, len, "anon_vma %s%" PRIx64 " and %s%" PRIx64, va && va->has_anon_vma ? "" : "none/",
+		 va ? va->anon_vma : 0, vb && vb->has_anon_vma ? "" : "none/", vb ? vb->anon_vma : 0);
+	xray_free(xa, na);
+	xray_free(xb, nb);
+	return same != want_same;
+}
+
 int expect_eval(struct run *r, struct step *st, cJSON *out, struct err *err)
 {
 	char exp[400], fnd[400];
 	const char *check;
 	int rc;
 
-	if (st->f[FLD_ANON_HUGE_PAGES].set) {
+	if (st->f[FLD_PGOFF_LINEAR].set || st->f[FLD_FOLIOS_LINEAR].set) {
+		enum field_id id = st->f[FLD_PGOFF_LINEAR].set ? FLD_PGOFF_LINEAR : FLD_FOLIOS_LINEAR;
+		check = field_defs[id].key;
+		rc = check_xray(r, st, id, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_SAME_ANON_VMA].set || st->f[FLD_DIFFERENT_ANON_VMA].set) {
+		bool same = st->f[FLD_SAME_ANON_VMA].set;
+		check = same ? "same_anon_vma" : "different_anon_vma";
+		rc = check_anon_vma(r, st, same, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_ANON_HUGE_PAGES].set) {
 		check = "anon_huge_pages";
 		rc = check_huge(r, st, exp, fnd, sizeof(exp), err);
 	} else if (st->f[FLD_VMA].set) {

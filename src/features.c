@@ -20,6 +20,7 @@ const char *const feature_names[FEAT__COUNT] = {
 	[FEAT_ROOT] = "root",
 	[FEAT_MSEAL] = "mseal",
 	[FEAT_UPROBE] = "uprobe",
+	[FEAT_XRAY] = "xray",
 };
 
 static struct feature_state states[FEAT__COUNT];
@@ -185,6 +186,12 @@ static void probe(enum feature f)
 		states[f].ok = !rc;
 		snprintf(states[f].reason, sizeof(states[f].reason), "/sys/bus/event_source/devices/uprobe/type: %s",
 			 rc ? errno_name(-rc) : "present");
+		break;
+	case FEAT_XRAY:
+		states[f].probed = true;
+		states[f].ok = xray_available(states[f].reason, sizeof(states[f].reason));
+		if (states[f].ok)
+			snprintf(states[f].reason, sizeof(states[f].reason), "%s is readable", XRAY_DATA);
 		break;
 	case FEAT_ROOT:
 		states[f].probed = true;

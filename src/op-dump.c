@@ -12,8 +12,11 @@ static int dump_after(struct run *r, struct step *st, const struct call *c,
 	uint64_t hi = all ? UINT64_MAX : r->base + r->size + r->guard;
 
 	long nproc = -1;
-	cJSON *vmas = dump_vmas(r, lo, hi, &nproc, &err);
+	cJSON *xst = r->opts->xray ? cJSON_CreateObject() : NULL, *nm = cJSON_CreateArray();
+	cJSON *vmas = dump_vmas(r, lo, hi, &nproc, xst, nm, &err);
 	if (!vmas) {
+		cJSON_Delete(xst);
+		cJSON_Delete(nm);
 		cJSON_AddStringToObject(sres, "error", err.msg);
 		return -1;
 	}
@@ -26,6 +29,9 @@ static int dump_after(struct run *r, struct step *st, const struct call *c,
 	cJSON_AddNumberToObject(d, "vma_count", cJSON_GetArraySize(vmas));
 	cJSON_AddStringToObject(d, "kpageflags", kpageflags_status());
 	cJSON_AddItemToObject(d, "vmas", vmas);
+	cJSON_AddItemToObject(d, "non_merges", nm);
+	if (xst)
+		cJSON_AddItemToObject(d, "xray", xst);
 	/* the process as a whole: all its VMAs (smaps has one entry each), and libproc2's totals */
 	cJSON_AddNumberToObject(d, "process_vma_count", (double)nproc);
 	cJSON_AddItemToObject(d, "process", process_totals_json(r->pid));

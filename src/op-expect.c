@@ -18,6 +18,10 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		{ FLD_FAULTED, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
 		{ FLD_THP, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
 		{ FLD_ANON_HUGE_PAGES, { FLD_VMA, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_PGOFF_LINEAR, { FLD_VMA, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_FOLIOS_LINEAR, { FLD_VMA, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_SAME_ANON_VMA, { FLD__COUNT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_DIFFERENT_ANON_VMA, { FLD__COUNT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 	};
 	int found = -1;
 
@@ -25,7 +29,8 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		if (!st->f[shapes[i].key].set)
 			continue;
 		/* vma names the check alone, or is the address of anon_huge_pages */
-		if (shapes[i].key == FLD_VMA && st->f[FLD_ANON_HUGE_PAGES].set)
+		if (shapes[i].key == FLD_VMA && (st->f[FLD_ANON_HUGE_PAGES].set || st->f[FLD_PGOFF_LINEAR].set ||
+						  st->f[FLD_FOLIOS_LINEAR].set))
 			continue;
 		if (found >= 0)
 			return err_set(err, "%s: one check per expect step (also has '%s')",
@@ -33,7 +38,7 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		found = i;
 	}
 	if (found < 0)
-		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp or anon_huge_pages)");
+		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp, anon_huge_pages, pgoff_linear, folios_linear, same_anon_vma or different_anon_vma)");
 	for (int f = 0; f < FLD__COUNT; f++) {
 		if (!st->f[f].set || f == (int)shapes[found].key || f == FLD_COMMENT)
 			continue;
@@ -77,6 +82,8 @@ static const struct op_field expect_fields[] = {
 	{ FLD_VMA_COUNT, false, NULL }, { FLD_FROM, false, NULL }, { FLD_TO, false, NULL },
 	{ FLD_MAPPED, false, NULL }, { FLD_AT, false, NULL }, { FLD_FAULTED, false, NULL },
 	{ FLD_LEN, false, NULL }, { FLD_THP, false, NULL }, { FLD_ANON_HUGE_PAGES, false, NULL },
+	{ FLD_PGOFF_LINEAR, false, NULL }, { FLD_FOLIOS_LINEAR, false, NULL },
+	{ FLD_SAME_ANON_VMA, false, NULL }, { FLD_DIFFERENT_ANON_VMA, false, NULL },
 	{ FLD__COUNT, false, NULL },
 };
 

@@ -14,6 +14,7 @@ static const struct argp_option proc_options[] = {
 	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 1 },
 	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 1 },
 	{ "max-rss", 'm', "SIZE", 0, "kill a scenario process whose RSS exceeds SIZE (default: half of RAM; 0: no limit)", 1 },
+	{ "xray", 'X', NULL, 0, "dumps carry the x-ray module's view (vm_pgoff, anon_vma, folios); see kmod/", 1 },
 	{ 0 }
 };
 
@@ -36,6 +37,9 @@ static error_t proc_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'O':
 		p->lo.allow_outside = p->ro.allow_outside = true;
+		return 0;
+	case 'X':
+		p->ro.xray = true;
 		return 0;
 	case 'g':
 		if (size_parse(arg, &p->lo.guard, &err) || !p->lo.guard || p->lo.guard % kinfo.page_size)

@@ -274,6 +274,12 @@ void out_text_dump(FILE *fp, cJSON *d)
 	fprintf(fp, "\n  dump after step %.0f%s%s: %.0f VMAs\n\n", num(d, "after_step"),
 		*str(d, "label") ? ", " : "", str(d, "label"), num(d, "vma_count"));
 	draw(fp, vmas);
+	cJSON *nm;
+	cJSON_ArrayForEach(nm, cJSON_GetObjectItem(d, "non_merges"))
+		fprintf(fp, "    not merged at %s: %s\n", str(nm, "at"), str(nm, "why"));
+	cJSON *xs = cJSON_GetObjectItem(d, "xray");
+	if (xs && !cJSON_IsTrue(cJSON_GetObjectItem(xs, "available")))
+		fprintf(fp, "    x-ray unavailable: %s\n", str(xs, "why"));
 	fprintf(fp, "\n    %-36s %7s %-4s %-14s %s\n", "range", "pages", "perm", "region", "pages_state");
 	cJSON_ArrayForEach(v, vmas) {
 		const char *rel = str(v, "rel");

@@ -52,6 +52,7 @@ setup_file() {
 		req=$(jq -r --arg n "$n" '.[] | select(.name == $n) | .requires | join(",")' "$LIST")
 		case $req in
 		*mremap_relocate_anon*) ;;
+		*xray*) [ "$("$AR" probe | jq -r .features.xray.supported)" = false ] || fail "$n skipped with the x-ray loaded" ;;
 		*root*) [ "$(id -u)" -ne 0 ] || fail "$n skipped although we are root" ;;
 		*) fail "$n skipped: requires $req" ;;
 		esac
