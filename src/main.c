@@ -26,6 +26,7 @@ static const struct command {
 	{ "diff", cmd_diff, "compare two result files" },
 	{ "show", cmd_show, "render a result or report file as text, JSON or KTAP" },
 	{ "bench", cmd_bench, "time mremap moves over sizes, population, alignment, THP and flags" },
+	{ "stress", cmd_stress, "random mremap sequences with invariants, minimized reproducers" },
 	{ NULL, NULL, NULL },
 };
 
@@ -88,6 +89,7 @@ static const char doc[] =
 	"  diff A.json B.json           compare two results, dump by dump\n"
 	"  show RESULT.json             render a result or report as text, JSON or KTAP\n"
 	"  bench [OPTIONS]              time mremap moves: plain against the relocate flags\n"
+	"  stress [OPTIONS]             random sequences, invariants checked, minimized reproducers\n"
 	"\n'anonremap COMMAND --help' describes each command. Exit status: 0 pass, "
 	"1 an expectation failed, 2 usage error or invalid scenario, 3 the scenario "
 	"process died or hung, or an internal error, 4 every scenario was skipped.";

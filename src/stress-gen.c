@@ -294,6 +294,13 @@ static bool gen_one(struct stress_gen *g, const struct stress_model *m, struct s
 		op->advice = pick_advice(g);
 		if (op->advice < 0)
 			return false;
+		if ((op->advice == ADV_HUGEPAGE || op->advice == ADV_NOHUGEPAGE || op->advice == ADV_COLLAPSE) &&
+		    m->n >= pmd_pages() && PCT(70)) {
+			/* a huge-page-sized block: where collapse and THP faults can happen */
+			op->n = pmd_pages();
+			op->a = op->n * R(m->n / op->n);
+			return true;
+		}
 		if (op->advice == ADV_PAGEOUT && g->cfg->reclaim && PCT(50)) {
 			/* reclaim: pageout of random ranges, holes and all */
 			op->n = pick_len(g, m->n);
@@ -453,7 +460,15 @@ void stress_op_key(const struct stress_op *op, char *buf, size_t len)
 		return;
 	case SOP_MREMAP: {
 		char f[128] = "";
-		xlat_format(&xlat_mremap_flags, op->flags, f, sizeof(f));
+		cJSON *a = mremap_flags_json(op->flags), *it;
+		cJSON_ArrayForEach(it, a) {
+			size_t o = strlen(f);
+			if (cJSON_IsString(it))
+				snprintf(f + o, sizeof(f) - o, "%s%s", o ? "|" : "", it->valuestring);
+			else
+				snprintf(f + o, sizeof(f) - o, "%s0x%x", o ? "|" : "", (unsigned)it->valuedouble);
+		}
+		cJSON_Delete(a);
 		snprintf(buf, len, "%s %s", k, op->flags ? f : "0");
 		return;
 	}

@@ -97,28 +97,41 @@ static void ddmin(struct ctx *c)
 	free(cand);
 }
 
-/* Smaller ranges: one page, or half, for each operation in turn. */
-static void shrink(struct ctx *c)
+/* Smaller ranges, for each operation in turn: one page, the first half, the
+ * second half, the last page (a move keeps its pages' places). True when
+ * anything shrank. */
+static bool shrink(struct ctx *c)
 {
 	struct stress_op *cand = xcalloc(c->n + 1, sizeof(*cand));
+	bool any = false;
 
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 4; pass++) {
 		bool changed = false;
 		for (int i = c->n - 1; i >= 0 && budget(c); i--) {
-			struct stress_op o = c->ops[i], tries[3];
-			int nt = 0;
+			struct stress_op o = c->ops[i], tries[6];
+			int nt = 0, h = o.n / 2;
 			if (o.kind == SOP_FORK)
 				continue;
 			if (o.kind != SOP_MREMAP) {
-				if (o.n > 1)
+				if (o.n > 1) {
 					tries[nt] = o, tries[nt++].n = 1;
-				if (o.n > 3)
-					tries[nt] = o, tries[nt++].n = o.n / 2;
+					tries[nt] = o, tries[nt].a = o.a + o.n - 1, tries[nt++].n = 1;
+				}
+				if (o.n > 2) {
+					tries[nt] = o, tries[nt++].n = o.n - h;
+					tries[nt] = o, tries[nt].a = o.a + h, tries[nt++].n = o.n - h;
+				}
 			} else if (o.n == o.new_n) {
-				if (o.n > 1)
+				if (o.n > 1) {
 					tries[nt] = o, tries[nt].n = tries[nt].new_n = 1, nt++;
-				if (o.n > 3)
-					tries[nt] = o, tries[nt].n = tries[nt].new_n = o.n / 2, nt++;
+					tries[nt] = o, tries[nt].a = o.a + o.n - 1, tries[nt].t = o.t >= 0 ? o.t + o.n - 1 : -1;
+					tries[nt].n = tries[nt].new_n = 1, nt++;
+				}
+				if (o.n > 2) {
+					tries[nt] = o, tries[nt].n = tries[nt].new_n = o.n - h, nt++;
+					tries[nt] = o, tries[nt].a = o.a + h, tries[nt].t = o.t >= 0 ? o.t + h : -1;
+					tries[nt].n = tries[nt].new_n = o.n - h, nt++;
+				}
 			} else if (o.new_n > o.n) {
 				if (o.new_n > o.n + 1)
 					tries[nt] = o, tries[nt++].new_n = o.n + 1;
@@ -134,7 +147,7 @@ static void shrink(struct ctx *c)
 				memcpy(cand, c->ops, c->n * sizeof(*cand));
 				cand[i] = tries[k];
 				if (try_cand(c, cand, c->n)) {
-					changed = true;
+					changed = any = true;
 					break;
 				}
 			}
@@ -163,9 +176,10 @@ static void shrink(struct ctx *c)
 			if (cand[i].t >= 0)
 				cand[i].t -= lo;
 		}
-		try_cand(c, cand, c->n);
+		any |= try_cand(c, cand, c->n);
 	}
 	free(cand);
+	return any;
 }
 
 /* The last step of a failing sequence made to fail on replay: a call that
@@ -255,8 +269,8 @@ void stress_minimize(const struct stress_cfg *cfg, const struct stress_round *rd
 	}
 	out->reproduced = true;
 	ddmin(&c);
-	shrink(&c);
-	ddmin(&c);
+	for (int k = 0; k < 3 && shrink(&c); k++)
+		ddmin(&c);
 	if (!test(&c, c.ops, c.n, &at, &fin)) {
 		snprintf(out->note, sizeof(out->note), "the minimized sequence stopped failing on its last run");
 		free(c.ops);

@@ -5,11 +5,13 @@
  * mappings against the model, PROCMAP_QUERY against /proc/PID/maps, and the
  * page contents, read back with verify steps. */
 #include "stress.h"
+#include "compat.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 struct stress_cov {
@@ -117,6 +119,12 @@ struct eng {
 	char last_status[16];        /* of the last step run */
 };
 
+static const char *sget(cJSON *o, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
 static void viol(struct eng *e, const char *kind, const char *op, const char *fmt_exp, const char *fnd)
 {
 	struct stress_viol *v = &e->rd->v;
@@ -184,12 +192,6 @@ static cJSON *pop_expect(struct eng *e)
 	return n ? cJSON_DetachItemFromArray(e->r->expects, n - 1) : NULL;
 }
 
-static const char *sget(cJSON *o, const char *k)
-{
-	cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static void rel(struct eng *e, uint64_t addr, char *buf, size_t len)
 {
 	rel_format(addr, e->r->base, buf, len);
@@ -242,7 +244,7 @@ static void perm_str(int prot, char *b)
 }
 
 /* Invariant: the pages the kernel maps, and their protection, are the model's. */
-static int check_mappings(struct eng *e, struct vma *list, size_t nl)
+static int check_mappings(struct eng *e)
 {
 	char at[64], ex[640], fd[640], pe[4], pk[4];
 
@@ -281,8 +283,6 @@ static int check_mappings(struct eng *e, struct vma *list, size_t nl)
 			return 1;
 		}
 	}
-	(void)list;
-	(void)nl;
 	return 0;
 }
 
@@ -488,7 +488,7 @@ static int check_all(struct eng *e, bool full)
 
 	if (kernel_pages(e, &list, &nl))
 		return -1;
-	int rc = check_mappings(e, list, nl);
+	int rc = check_mappings(e);
 	if (!rc)
 		rc = check_vma_sources(e, list, nl);
 	vma_free_list(list, nl);
@@ -661,6 +661,9 @@ int stress_round_run(const struct stress_cfg *cfg, struct stress_gen *gen, const
 		cJSON_Delete(sres);
 		if (e.violated)
 			break;
+		if (!failed && op.kind == SOP_MREMAP && (op.flags & MREMAP_FIXED) && op.n == op.new_n &&
+		    !stress_single_vma(&e.m, op.a, op.n))
+			st->multi_moves++;
 		stress_apply(&e.m, &op, failed);
 		if (failed && p.resync) {
 			struct vma *list = NULL;

@@ -67,7 +67,7 @@ bool stress_any_hole(const struct stress_model *m, int a, int n);
 uint64_t stress_pattern_word(uint64_t seed, uint64_t i);
 
 /* stress-errno.c: the errnos documented for each call */
-#define ERRBIT(e) (1ull << (e))
+#define ERRBIT(e) ((e) > 0 && (e) < 64 ? 1ull << ((e) & 63) : 0) /* errnos above 63 (EOVERFLOW) are not tracked */
 uint64_t stress_documented(const struct stress_op *op, bool relocate);
 void stress_errnos_format(uint64_t set, char *buf, size_t len);
 cJSON *stress_errno_table_json(void);
@@ -113,6 +113,7 @@ struct stress_cov;
 struct stress_stats {
 	long ops, steps, checks, rounds, verified_pages, orphan_pages, pageouts, forks;
 	long failed_calls;
+	long multi_moves;    /* successful moves of ranges that were not certainly one VMA */
 	struct stress_cov *cov;
 };
 /* A broken invariant: kind is data, mapped, prot, vma, syscall, signal or died. */
