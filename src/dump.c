@@ -206,7 +206,8 @@ cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uin
 	bool xok = false;
 	if (o->xray) {
 		char why[200];
-		xok = xray_read(vs->pid, lo, hi == UINT64_MAX ? hi : hi, true, &xv, &nx, why, sizeof(why)) == 0;
+		/* user space ends below 2^57 (5-level paging): the module page-aligns hi */
+		xok = xray_read(vs->pid, lo, hi > (1ull << 57) ? 1ull << 57 : hi, true, &xv, &nx, why, sizeof(why)) == 0;
 		if (o->xray_status) {
 			cJSON_AddBoolToObject(o->xray_status, "available", xok);
 			if (!xok)

@@ -226,7 +226,15 @@ static int xray_of(struct run *r, uint64_t a, bool folios, struct xray_vma **x, 
 		   const struct xray_vma **v, struct err *err)
 {
 	char why[200];
-	if (xray_read(r->pid, a, a + 1, folios, x, n, why, sizeof(why)) < 0)
+	struct vma vm;
+	uint64_t lo = a, hi = a + 1;
+	/* the whole VMA, so a folio check covers every folio of it */
+	if (vma_find(&r->vs, a, false, &vm) > 0) {
+		lo = vm.start;
+		hi = vm.end;
+		vma_clear(&vm);
+	}
+	if (xray_read(r->pid, lo, hi, folios, x, n, why, sizeof(why)) < 0)
 		return err_set(err, "x-ray unavailable: %s (scenarios with x-ray checks should require xray)", why);
 	*v = xray_find(*x, *n, a);
 	return 0;
