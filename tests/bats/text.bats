@@ -61,6 +61,7 @@ picture() {
 	awk -v n="$n" '
 		$0 ~ "^  dump after step " n "[,:]" { on = 1; next }
 		on && /^    range / { exit }
+		on && /^    (not merged at|x-ray unavailable)/ { next }
 		on && NF { sub(/^    /, ""); sub(/[ \t]+$/, ""); print }' "$f"
 }
 
