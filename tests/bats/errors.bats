@@ -198,6 +198,34 @@ EOF
 	assert_invalid "$BATS_TEST_TMPDIR/over.json" "$BATS_TEST_TMPDIR/over.json: steps: 4097 steps, more than the limit of 4096"
 }
 
+@test "deep nesting is refused where it starts to be too deep" {
+	python3 -c 'import sys; sys.stdout.write("{\"anonremap\": 1, \"steps\": [{\"op\": \"dump\", \"label\": " + "[" * 3000 + "]" * 3000 + "}]}")' \
+		>"$BATS_TEST_TMPDIR/deep.json"
+	run_json "$V" "$BATS_TEST_TMPDIR/deep.json"
+	assert_failure 2
+	assert_nothing_ran
+	assert_msg "$BATS_TEST_TMPDIR/deep.json:1:1050: invalid JSON: nested too deeply"
+}
+
+@test "more than 256 region names" {
+	local i
+	{
+		printf '{"anonremap": 1, "steps": [\n{"op": "mmap", "name": "r0", "at": "carveout", "len": "1p"}'
+		for ((i = 1; i <= 256; i++)); do printf ',\n{"op": "mmap", "name": "r%d", "at": "carveout", "len": "1p"}' "$i"; done
+		printf '\n]}\n'
+	} >"$BATS_TEST_TMPDIR/regions.json"
+	assert_invalid "$BATS_TEST_TMPDIR/regions.json" "$BATS_TEST_TMPDIR/regions.json: step 256 (mmap): name: more than 256 region names"
+}
+
+@test "huge numbers: beyond 2^53 as a JSON number, 1e300, and sizes past 2^64 as strings" {
+	invalid_steps 'step 0 (mmap): len: not an integer below 2^53 (write larger sizes as strings: "2g")' \
+		'{"op": "mmap", "name": "p0", "at": "carveout", "len": 1e300}'
+	invalid_steps 'step 0 (mmap): len: not an integer below 2^53 (write larger sizes as strings: "2g")' \
+		'{"op": "mmap", "name": "p0", "at": "carveout", "len": 18014398509481984}'
+	invalid_steps "step 0 (mmap): len: '99999999999999999999999': number too large" \
+		'{"op": "mmap", "name": "p0", "at": "carveout", "len": "99999999999999999999999"}'
+}
+
 # --- steps: ops and fields --------------------------------------------------
 
 @test "unknown op, with 'did you mean'" {
