@@ -40,7 +40,8 @@ bg_run() {
 wait_paused() {
 	local i
 	for ((i = 0; i < 600; i++)); do
-		PAUSED="$(sed -n 's/^anonremap: step [0-9]*: paused: pid \([0-9]*\),.*/\1/p' "$1" 2>/dev/null)"
+		# the redirect may not have created the file yet on the first look
+		PAUSED="$(sed -n 's/^anonremap: step [0-9]*: paused: pid \([0-9]*\),.*/\1/p' "$1" 2>/dev/null || true)"
 		if [[ -n "$PAUSED" ]]; then
 			ARPID="$(ps -o pid= --ppid "$BG" | tr -d ' ')"
 			[[ "$ARPID" =~ ^[0-9]+$ ]] || fail "no anonremap under timeout $BG: '$ARPID'"
