@@ -1,12 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Install every Debian package anonremap needs to build and test.
+# Install every Debian package anonremap needs to build and test, or the
+# packages named as arguments (scripts/setup-vm.sh names QEMU's).
 # Idempotent: installs only what is missing, runs apt-get update at most once.
 set -eu
 
 PACKAGES="build-essential autoconf automake libtool pkg-config
 libcjson-dev libproc2-dev procps
 bats bats-assert bats-support jq mandoc valgrind"
+[ $# -gt 0 ] && PACKAGES="$*"
 
 missing=""
 for p in $PACKAGES; do
