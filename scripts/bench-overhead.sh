@@ -1,0 +1,278 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# anonremap's own overhead (issue 9), against tests/bench/floor.c, a program
+# that makes the seed library's system calls directly, as a selftest does.
+#
+#   scripts/bench-overhead.sh [-r RUNS] [-n MOVES] [-s STEPS] [-d DUMPS]
+#
+#   -r RUNS    hyperfine runs per command (default 20); medians are shown
+#   -n MOVES   samples of the final mremap of mremap_unfaulted_to_faulted
+#              (default 200)
+#   -s STEPS   cheap steps in the per-step scenario (default 2000)
+#   -d DUMPS   dumps in the per-dump scenario (default 100)
+#
+# Prints each figure with the command that produced it:
+#   (a) fixed cost of one scenario: 'anonremap run -e' of one mmap against a
+#       tiny C program making the same mmap;
+#   (b) cost of one step excluding its system call: a scenario of STEPS
+#       'madvise advice=normal' steps against one of 1, minus the sum of
+#       their duration_ns, divided by the extra steps;
+#   (c) cost of one dump of a carveout with 20 VMAs: DUMPS dumps against none;
+#   (d) the seed library (6 merge scenarios + 10 relocate ones, which skip on
+#       a kernel without MREMAP_RELOCATE_ANON) against 'floor ROUNDS';
+#   (e) the duration_ns of the final mremap of mremap_unfaulted_to_faulted
+#       (median of MOVES scenarios in one invocation) against
+#       'floor --mremap MOVES'; also the same steps with no dump between
+#       them, and the floor's loop pausing as long as one dump before the
+#       timed call: a call after a pause costs more, in any program.
+# Exit status 0 unless something could not be measured; a missed goal is
+# reported, not an error. ANONREMAP=path picks the binary.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+AR=${ANONREMAP:-$top/anonremap}
+runs=20 moves=200 steps=2000 dumps=100
+
+while getopts r:n:s:d:h o; do
+	case $o in
+	r) runs=$OPTARG ;;
+	n) moves=$OPTARG ;;
+	s) steps=$OPTARG ;;
+	d) dumps=$OPTARG ;;
+	*) sed -n '3,29s/^# \{0,1\}//p' "$0"; [ "$o" = h ]; exit 2 ;;
+	esac
+done
+
+need() { # command package
+	command -v "$1" >/dev/null 2>&1 && return 0
+	echo "bench-overhead: '$1' is missing: apt-get install -y $2" >&2
+	exit 2
+}
+need hyperfine hyperfine
+need jq jq
+need gcc gcc
+need python3 python3
+[ -x "$AR" ] || { echo "bench-overhead: $AR is not built (make -j2)" >&2; exit 2; }
+[ -f "$top/config.h" ] || { echo "bench-overhead: no config.h: run ./configure first" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sc=$top/scenarios
+
+gcc -O2 -I"$top" -I"$top/src" -o "$tmp/floor" "$top/tests/bench/floor.c"
+# (a)'s counterpart: the carveout reservation and the one mmap of the scenario.
+cat >"$tmp/one.c" <<'EOF'
+#include <sys/mman.h>
+int main(void)
+{
+	char *c = mmap(0, 1024 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return c == MAP_FAILED ||
+	       mmap(c, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED;
+}
+EOF
+gcc -O2 -o "$tmp/one" "$tmp/one.c"
+# (e)'s control: floor --mremap's loop with a pause of PAUSE_US before the
+# timed call, as anonremap's scenario process waits while a dump is taken.
+cat >"$tmp/pause.c" <<'EOF'
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+static uint64_t now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+static int cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[1]), pause_us = atoi(argv[2]);
+	long ps = sysconf(_SC_PAGESIZE);
+	uint64_t *t = calloc(n, sizeof(*t));
+	for (int i = 0; i < n; i++) {
+		char *c = mmap(NULL, 30 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *ptr = mmap(c + ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		char *ptr2 = mmap(c + 7 * ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		ptr2 = (char *)syscall(__NR_mremap, ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr2 + 1000 * ps);
+		ptr[0] = 'x';
+		if (pause_us)
+			usleep(pause_us);
+		uint64_t t0 = now();
+		long r = syscall(__NR_mremap, ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr + 5 * ps);
+		t[i] = now() - t0;
+		if (r == -1)
+			return 1;
+		munmap(c, 30 * ps);
+		munmap(c + 1000 * ps, 12 * ps);
+	}
+	qsort(t, n, sizeof(*t), cmp);
+	printf("%llu\n", (unsigned long long)t[n / 2]);
+	return 0;
+}
+EOF
+gcc -O2 -o "$tmp/pause" "$tmp/pause.c"
+
+# hyperfine: the wall medians in ms, one a line, in the order of the
+# commands; the CPU time (user + system, mean, children included) goes to
+# $tmp/NAME.cpu the same way.
+hf() { # name command...
+	local name=$1
+	shift
+	hyperfine -N -i -w 2 -r "$runs" --export-json "$tmp/$name.json" "$@" >/dev/null 2>"$tmp/$name.err" ||
+		{ cat "$tmp/$name.err" >&2; exit 2; }
+	jq -r '.results[] | (.user + .system) * 1000' "$tmp/$name.json" >"$tmp/$name.cpu"
+	jq -r '.results[] | .median * 1000' "$tmp/$name.json"
+}
+cpu() { sed -n "$(($2 + 1))p" "$tmp/$1.cpu"; } # name index
+ms() { awk -v x="$1" 'BEGIN { printf "%.2f ms", x }'; }
+row() { # label name index wall
+	printf '   %-58s %9.2f %9.2f\n' "$1" "$4" "$(cpu "$2" "$3")"
+}
+hdr() { printf '%-61s %9s %9s\n' "$1" "wall ms" "cpu ms"; }
+goal() { # description condition
+	if awk "BEGIN { exit !($2) }"; then echo "   goal met:    $1"; else echo "   goal missed: $1"; fi
+}
+
+echo "anonremap overhead: $AR ($("$AR" --version | head -1)), kernel $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "medians of $runs runs (hyperfine -N)"
+echo
+
+# (a) fixed cost
+mapfile -t a < <(hf a "$tmp/one" "$AR --version" "$AR run -e 'mmap ptr at=carveout len=1p'" \
+	"$AR run -f ktap -e 'mmap ptr at=carveout len=1p'")
+hdr "(a) fixed cost of one scenario, process start to result"
+row "tiny C program: carveout + the one mmap" a 0 "${a[0]}"
+row "anonremap --version (start and exit only)" a 1 "${a[1]}"
+row "anonremap run -e 'mmap ptr at=carveout len=1p'" a 2 "${a[2]}"
+row "anonremap run -f ktap -e 'mmap ptr at=carveout len=1p'" a 3 "${a[3]}"
+echo "   => fixed cost $(ms "$(awk -v x="${a[2]}" -v y="${a[0]}" 'BEGIN{print x-y}')") wall," \
+	"$(ms "$(awk -v x="$(cpu a 2)" -v y="$(cpu a 0)" 'BEGIN{print x-y}')") CPU above the C program"
+echo
+
+# (b) one step, excluding its system call
+gen_steps() { # count file
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+n = int(sys.argv[1])
+steps = [{"op": "mmap", "name": "ptr", "at": "carveout", "len": "1p", "prot": "rw"}]
+steps += [{"op": "madvise", "region": "ptr", "advice": "normal"}] * n
+json.dump({"anonremap": 1, "name": "steps%d" % n, "carveout": {"size": "1p"}, "steps": steps},
+          open(sys.argv[2], "w"))
+EOF
+}
+gen_steps 1 "$tmp/steps1.json"
+gen_steps "$steps" "$tmp/stepsN.json"
+mapfile -t b < <(hf b "$AR run $tmp/steps1.json" "$AR run $tmp/stepsN.json")
+sum_ns() { "$AR" run "$1" | jq '[.scenarios[0].steps[].duration_ns // 0] | add'; }
+s1=$(sum_ns "$tmp/steps1.json")
+sN=$(sum_ns "$tmp/stepsN.json")
+step_cost() { # t1 tN (ms): us a step, less the system calls
+	awk -v t1="$1" -v tN="$2" -v s1="$s1" -v sN="$sN" -v n="$steps" \
+		'BEGIN { printf "%.2f", ((tN - t1) * 1e3 - (sN - s1) / 1e3) / (n - 1) }'
+}
+per_step=$(step_cost "${b[0]}" "${b[1]}")
+per_step_cpu=$(step_cost "$(cpu b 0)" "$(cpu b 1)")
+sys_step=$(awk -v s1="$s1" -v sN="$sN" -v n="$steps" 'BEGIN { printf "%.2f", (sN - s1) / 1e3 / (n - 1) }')
+hdr "(b) one step excluding its system call: 1 + $steps x 'madvise ptr advice=normal'"
+row "anonremap run (1 madvise step)" b 0 "${b[0]}"
+row "anonremap run ($steps madvise steps)" b 1 "${b[1]}"
+echo "   sum of duration_ns: $sN ns ($steps steps), $s1 ns (1 step); ${sys_step} us a call"
+echo "   => ${per_step} us a step outside its system call (wall); ${per_step_cpu} us of CPU"
+goal "a step costs < 20 us outside its system call: ${per_step} us" "$per_step < 20"
+echo
+
+# (c) one dump of a carveout with 20 VMAs
+gen_dumps() { # dumps file
+	python3 - "$1" "$2" <<'EOF'
+import json, sys
+n = int(sys.argv[1])
+# 20 one-page mappings, protections alternating: 20 VMAs that cannot merge
+steps = [{"op": "mmap", "at": "carveout+%dp" % i, "len": "1p", "prot": "rw" if i % 2 == 0 else "r"}
+         for i in range(20)]
+steps.append({"op": "fault", "at": "carveout", "len": "1p"})
+steps += [{"op": "dump"}] * n
+json.dump({"anonremap": 1, "name": "dumps%d" % n, "carveout": {"size": "20p"}, "steps": steps},
+          open(sys.argv[2], "w"))
+EOF
+}
+gen_dumps 0 "$tmp/dumps0.json"
+gen_dumps "$dumps" "$tmp/dumpsN.json"
+nv=$("$AR" run "$tmp/dumpsN.json" | jq '.scenarios[0].dumps[0].vma_count')
+mapfile -t c < <(hf c "$AR run $tmp/dumps0.json" "$AR run $tmp/dumpsN.json")
+per_dump=$(awk -v x="${c[0]}" -v y="${c[1]}" -v n="$dumps" 'BEGIN { printf "%.3f", (y - x) / n }')
+per_dump_cpu=$(awk -v x="$(cpu c 0)" -v y="$(cpu c 1)" -v n="$dumps" 'BEGIN { printf "%.3f", (y - x) / n }')
+hdr "(c) one dump of a carveout with 20 VMAs ($nv VMAs in the dump, with the guards)"
+row "anonremap run (20 mmaps, no dump)" c 0 "${c[0]}"
+row "anonremap run (20 mmaps, $dumps dumps)" c 1 "${c[1]}"
+echo "   => $(ms "$per_dump") a dump (wall), $(ms "$per_dump_cpu") of CPU"
+echo
+
+# (d) the seed library
+six="mremap_unfaulted_to_faulted mremap_unfaulted_behind_faulted mremap_unfaulted_between_faulted
+     mremap_unfaulted_between_faulted_unfaulted mremap_unfaulted_between_correctly_placed_faulted
+     mremap_correct_placed_faulted"
+lib6=$(for s in $six; do printf '%s ' "$sc/$s.json"; done)
+lib16="$lib6$(printf '%s ' "$sc"/mremap_relocate_anon_*.json)"
+nrel=$(find "$sc" -name 'mremap_relocate_anon_*.json' | wc -l)
+rounds=10
+mapfile -t d < <(hf d "$tmp/floor 1" "$AR run -k $lib6" "$AR run -k $lib16" \
+	"$tmp/floor $rounds" "$AR run -k -n $rounds $lib6")
+# shellcheck disable=SC2086 # a list of paths, as hyperfine gets it
+st16=$("$AR" run -k $lib16 | jq -r '.summary | "\(.pass) pass, \(.skip) skip, \(.fail) fail"')
+hdr "(d) the seed library (6 merge scenarios; +$nrel relocate ones: $st16)"
+row "floor 1 (the 6 tests, a fork each)" d 0 "${d[0]}"
+row "anonremap run -k <the 6>" d 1 "${d[1]}"
+row "anonremap run -k <the 6 + $nrel relocate = $((6 + nrel))>" d 2 "${d[2]}"
+row "floor $rounds" d 3 "${d[3]}"
+row "anonremap run -k -n $rounds <the 6>" d 4 "${d[4]}"
+awk -v f="${d[0]}" -v a="${d[1]}" -v b="${d[2]}" -v n=$((6 + nrel)) -v f10="${d[3]}" -v a10="${d[4]}" -v r=$rounds 'BEGIN {
+	printf "   per scenario: floor %.2f ms, anonremap %.2f ms (6), %.2f ms (%d, skips included)\n", f / 6, a / 6, b / n, n
+	printf "   per round of 6 with -n %d: floor %.2f ms, anonremap %.2f ms\n", r, f10 / r, a10 / r
+	printf "   => library %.1fx the floor (one invocation), %.1fx (%d rounds)\n", b / f, a10 / f10, r }'
+ratio=$(awk -v f="${d[0]}" -v b="${d[2]}" 'BEGIN { printf "%.2f", b / f }')
+ratio_cpu=$(awk -v f="$(cpu d 0)" -v b="$(cpu d 2)" 'BEGIN { printf "%.2f", b / f }')
+echo "   => CPU: library ${ratio_cpu}x the floor's"
+goal "seed library within 1.5x of the floor: ${ratio}x" "$ratio <= 1.5"
+echo
+
+# (e) duration_ns of one mremap against the floor's
+reps() { for _ in $(seq "$moves"); do printf '%s ' "$1"; done; }
+python3 - "$tmp/nodump.json" <<'EOF'
+import json, sys
+steps = [{"op": "mmap", "name": "ptr", "at": "carveout+1p", "len": "5p", "prot": "rw"},
+         {"op": "mmap", "name": "ptr2", "at": "carveout+7p", "len": "5p", "prot": "rw"},
+         {"op": "mremap", "region": "ptr2", "to": "ptr2+1000p", "flags": ["MAYMOVE", "FIXED"]},
+         {"op": "fault", "at": "ptr"},
+         {"op": "mremap", "region": "ptr2", "to": "ptr+5p", "flags": ["MAYMOVE", "FIXED"]}]
+json.dump({"anonremap": 1, "name": "unfaulted_to_faulted_nodump", "carveout": {"size": "30p"},
+           "steps": steps}, open(sys.argv[1], "w"))
+EOF
+final_ns() { # scenario file
+	# shellcheck disable=SC2046
+	"$AR" run $(reps "$1") |
+		jq '[.scenarios[] | [.steps[] | select(.op == "mremap")][-1].duration_ns] | sort | .[length / 2 | floor]'
+}
+e_ar=$(final_ns "$sc/mremap_unfaulted_to_faulted.json")
+e_nd=$(final_ns "$tmp/nodump.json")
+e_fl=$("$tmp/floor" --mremap "$moves")
+pause_us=$(awk -v d="$per_dump" 'BEGIN { printf "%d", d * 1000 }')
+e_fp=$("$tmp/pause" "$moves" "$pause_us")
+echo "(e) duration_ns of the final mremap of mremap_unfaulted_to_faulted, median of $moves"
+printf '   %-58s %s ns\n' "floor --mremap $moves" "$e_fl" \
+	"anonremap run <mremap_unfaulted_to_faulted x $moves>" "$e_ar" \
+	"  the same steps without the dumps, x $moves" "$e_nd" \
+	"floor's loop, pausing ${pause_us} us (one dump) before the call" "$e_fp"
+dev=$(awk -v a="$e_ar" -v f="$e_fl" 'BEGIN { printf "%+.1f", (a - f) * 100 / f }')
+dev_nd=$(awk -v a="$e_nd" -v f="$e_fl" 'BEGIN { printf "%+.1f", (a - f) * 100 / f }')
+dev_fp=$(awk -v a="$e_ar" -v f="$e_fp" 'BEGIN { printf "%+.1f", (a - f) * 100 / f }')
+echo "   => ${dev} % against the floor (${dev_nd} % without the dumps);" \
+	"${dev_fp} % against the floor paused as long as a dump"
+goal "duration_ns within 5 % of the floor (median): ${dev} %" "${dev#+} <= 5 && ${dev#+} >= -5"
