@@ -43,6 +43,7 @@ static void add_pagemap(cJSON *o)
 	}
 	p[0] = 1;
 	int rc = pagemap_read(getpid(), (uintptr_t)p, 1, &e);
+	pagemap_close();
 	munmap(p, kinfo.page_size);
 	cJSON_AddBoolToObject(pm, "readable", rc == 0);
 	cJSON_AddBoolToObject(pm, "pfns", rc == 0 && (e & PM_PFN_MASK));

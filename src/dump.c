@@ -278,6 +278,7 @@ cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uin
 	if (o->non_merges)
 		explain_non_merges(o, v, n, sm, xok ? xv : NULL, nx, o->non_merges);
 	xray_free(xv, nx);
+	pagemap_close();
 	if (o->process_vmas)
 		*o->process_vmas = sm ? (long)smaps_count(sm) : -1;
 	smaps_free(sm);

@@ -162,6 +162,7 @@ static int check_pages(struct run *r, struct step *st, bool thp, char *exp, char
 	if (!pm)
 		return err_set(err, "out of memory");
 	int rc = pagemap_read(r->pid, first * kinfo.page_size, n, pm);
+	pagemap_close();
 	if (rc) {
 		free(pm);
 		return err_set(err, "/proc/%d/pagemap: %s", (int)r->pid, strerror(-rc));

@@ -28,8 +28,6 @@ static cJSON *config_json(void)
 
 	for (int pass = 0; pass < 2 && !any; pass++) {
 		if (pass == 1) {
-			if (fp)
-				pclose(fp);
 			snprintf(path, sizeof(path), "/boot/config-%s", kinfo.release);
 			fp = fopen(path, "re");
 		}
@@ -47,8 +45,10 @@ static cJSON *config_json(void)
 				}
 			}
 		}
-		if (pass == 1 && fp)
-			fclose(fp);
+		/* close what this pass opened: a popen'd gzip must be waited for */
+		if (fp)
+			pass == 0 ? pclose(fp) : fclose(fp);
+		fp = NULL;
 	}
 	if (!any) {
 		cJSON_Delete(o);

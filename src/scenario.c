@@ -85,6 +85,12 @@ int json_parse_located(const char *file, const char *buf, size_t len, cJSON **ou
 		size_t off, open;
 		const char *why;
 		if (json_locate_error(buf, len, &off, &why, &open)) {
+			/* fuzz (tests/fuzz/crashes/scenario): an empty or blank text has no
+			 * open bracket to name; buf[open] was read past an empty buffer */
+			if (!why && (open >= len || (buf[open] != '{' && buf[open] != '['))) {
+				line_col(buf, len, &line, &col);
+				return err_set(err, "%s:%d:%d: invalid JSON: the file is empty or blank", file, line, col);
+			}
 			if (!why) {
 				int ol, oc;
 				line_col(buf, open, &ol, &oc);

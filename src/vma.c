@@ -62,7 +62,8 @@ void vma_close(struct vma_src *s)
 
 static int query_one(struct vma_src *s, uint64_t addr, bool next, struct vma *out)
 {
-	char name[4096 + 64];
+	/* zeroed: the kernel writes it through the ioctl, which memcheck cannot see */
+	char name[4096 + 64] = { 0 };
 	struct procmap_query q = {
 		.size = sizeof(q),
 		.query_flags = next ? PROCMAP_QUERY_COVERING_OR_NEXT_VMA : 0,
@@ -113,14 +114,18 @@ int vma_find(struct vma_src *s, uint64_t addr, bool next, struct vma *out)
 	int rc = load_cache(s);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < s->ncache; i++) {
-		if (s->cache[i].end <= addr)
-			continue;
-		if (s->cache[i].start <= addr || next) {
-			vma_copy(out, &s->cache[i]);
-			return 1;
-		}
-		return 0;
+	/* the file lists VMAs in address order: the first that ends above addr */
+	size_t lo = 0, hi = s->ncache;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->cache[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < s->ncache && (s->cache[lo].start <= addr || next)) {
+		vma_copy(out, &s->cache[lo]);
+		return 1;
 	}
 	return 0;
 }
