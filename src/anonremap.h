@@ -461,6 +461,12 @@ int cmd_show(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
 char *ops_help(int key, const char *text, void *input);
+struct command {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+};
+extern const struct command commands[];
 const char *command_name(int i);
 int parse_format(const char *arg, enum out_format *f);
 cJSON *result_new(void);

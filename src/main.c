@@ -10,36 +10,11 @@
 const char *argp_program_version = PACKAGE_NAME " " PACKAGE_VERSION;
 const char *argp_program_bug_address = NULL;
 
-static const struct command {
-	const char *name;
-	int (*fn)(int, char **);
-	const char *summary;
-} commands[] = {
-	{ "run", cmd_run, "run scenario files ('-' = stdin) or steps given with -e" },
-	{ "check", cmd_check, "parse and validate scenarios, run nothing" },
-	{ "probe", cmd_probe, "what this kernel supports" },
-	{ "maps", cmd_maps, "dump the VMA state of a live process" },
-	{ "list", cmd_list, "list the bundled scenario library" },
-	{ "shell", cmd_shell, "one live scenario process, steps read from stdin" },
-	{ "names", cmd_names, "the names anonremap knows (ops, flags, ...), for completion" },
-	{ "replay", cmd_replay, "run a result's scenarios again and compare" },
-	{ "diff", cmd_diff, "compare two result files" },
-	{ "show", cmd_show, "render a result or report file as text, JSON or KTAP" },
-	{ "bench", cmd_bench, "time mremap moves over sizes, population, alignment, THP and flags" },
-	{ "stress", cmd_stress, "random mremap sequences with invariants, minimized reproducers" },
-	{ NULL, NULL, NULL },
-};
-
 static const struct argp_option options[] = {
 	{ "maps-parse", 'M', NULL, 0, "read VMA boundaries from /proc/PID/maps, not PROCMAP_QUERY", 0 },
 	{ 0 }
 };
 
-/* For 'names commands': the table above is the one list. */
-const char *command_name(int i)
-{
-	return i >= 0 && i < (int)(sizeof(commands) / sizeof(commands[0])) ? commands[i].name : NULL;
-}
 
 struct global {
 	const struct command *cmd;
