@@ -158,7 +158,7 @@ seed() { # HARNESS: fill $work/seeds/HARNESS
 maxlen() {
 	case $1 in
 	scenario | textform | procparsers) echo 65536 ;;
-	expr) echo 1024 ;;
+	expr) echo 4096 ;;
 	esac
 }
 
