@@ -47,6 +47,7 @@ cJSON *kinfo_json(void);
 int read_small_file(const char *path, char *buf, size_t len);
 int sysfs_bracketed(const char *path, char *out, size_t len);
 void json_add_file(cJSON *o, const char *key, const char *path, bool bracketed);
+void json_add_thp_file(cJSON *o, const char *key, const char *name, bool bracketed);
 
 /* xlat.c: one table per kind of flag, used to parse and to print. */
 struct xlat {
@@ -446,6 +447,7 @@ struct argp_state;
 extern const struct argp proc_argp;
 int format_option(struct argp_state *state, const char *arg, enum out_format *f, bool ktap_ok);
 int timing_option(struct argp_state *state, const char *arg, struct compare_opts *co);
+int result_file_arg(struct argp_state *state, int key, const char *arg, const char **file);
 
 /* commands: cmd-*.c */
 int cmd_run(int argc, char **argv);

@@ -71,14 +71,10 @@ static cJSON *probe_json(void)
 	cJSON *thp = cJSON_AddObjectToObject(doc, "thp");
 	const char *td = "/sys/kernel/mm/transparent_hugepage";
 	char path[512];
-	snprintf(path, sizeof(path), "%s/enabled", td);
-	json_add_file(thp, "enabled", path, true);
-	snprintf(path, sizeof(path), "%s/defrag", td);
-	json_add_file(thp, "defrag", path, true);
-	snprintf(path, sizeof(path), "%s/shmem_enabled", td);
-	json_add_file(thp, "shmem_enabled", path, true);
-	snprintf(path, sizeof(path), "%s/khugepaged/pages_to_scan", td);
-	json_add_file(thp, "khugepaged_pages_to_scan", path, false);
+	json_add_thp_file(thp, "enabled", "enabled", true);
+	json_add_thp_file(thp, "defrag", "defrag", true);
+	json_add_thp_file(thp, "shmem_enabled", "shmem_enabled", true);
+	json_add_thp_file(thp, "khugepaged_pages_to_scan", "khugepaged/pages_to_scan", false);
 	cJSON *sizes = cJSON_AddObjectToObject(thp, "sizes");
 	DIR *d = opendir(td);
 	struct dirent *de;

@@ -33,14 +33,8 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 	case 'T':
 		return timing_option(state, arg, &a->co);
 	case ARGP_KEY_ARG:
-		if (a->file)
-			argp_error(state, "one result file");
-		a->file = arg;
-		return 0;
 	case ARGP_KEY_END:
-		if (!a->file)
-			argp_error(state, "a result file is needed");
-		return 0;
+		return result_file_arg(state, key, arg, &a->file);
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}

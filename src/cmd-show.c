@@ -24,14 +24,8 @@ static error_t show_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--format: '%s' is not text, json or ktap", arg);
 		return 0;
 	case ARGP_KEY_ARG:
-		if (a->file)
-			argp_error(state, "one file");
-		a->file = arg;
-		return 0;
 	case ARGP_KEY_END:
-		if (!a->file)
-			argp_error(state, "a result file is needed");
-		return 0;
+		return result_file_arg(state, key, arg, &a->file);
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}

@@ -74,6 +74,14 @@ void json_add_file(cJSON *o, const char *key, const char *path, bool bracketed)
 	}
 }
 
+/* A file of /sys/kernel/mm/transparent_hugepage under key. */
+void json_add_thp_file(cJSON *o, const char *key, const char *name, bool bracketed)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/%s", name);
+	json_add_file(o, key, path, bracketed);
+}
+
 cJSON *kinfo_json(void)
 {
 	cJSON *k = cJSON_CreateObject();
@@ -82,8 +90,8 @@ cJSON *kinfo_json(void)
 	cJSON_AddNumberToObject(k, "pmd_size", (double)kinfo.pmd_size);
 	cJSON_AddNumberToObject(k, "pud_size", (double)kinfo.pud_size);
 	cJSON *thp = cJSON_AddObjectToObject(k, "thp");
-	json_add_file(thp, "enabled", "/sys/kernel/mm/transparent_hugepage/enabled", true);
-	json_add_file(thp, "defrag", "/sys/kernel/mm/transparent_hugepage/defrag", true);
+	json_add_thp_file(thp, "enabled", "enabled", true);
+	json_add_thp_file(thp, "defrag", "defrag", true);
 	cJSON_AddItemToObject(k, "features", features_json(false));
 	return k;
 }

@@ -65,6 +65,20 @@ int format_option(struct argp_state *state, const char *arg, enum out_format *f,
 	return 0;
 }
 
+/* The one RESULT.json argument of replay and show. */
+int result_file_arg(struct argp_state *state, int key, const char *arg, const char **file)
+{
+	if (key == ARGP_KEY_ARG) {
+		if (*file)
+			argp_error(state, "one result file");
+		*file = arg;
+		return 0;
+	}
+	if (key == ARGP_KEY_END && !*file)
+		argp_error(state, "a result file is needed");
+	return 0;
+}
+
 /* --timing[=FRACTION] of replay and diff. */
 int timing_option(struct argp_state *state, const char *arg, struct compare_opts *co)
 {
