@@ -372,6 +372,7 @@ struct smaps_entry {
 };
 struct smaps_table;
 int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_t *n);
+int smaps_parse_fd(int fd, struct smaps_entry **out, size_t *n); /* read in chunks */
 struct smaps_table *smaps_load(pid_t pid, struct err *err);
 void smaps_free(struct smaps_table *t);
 void smaps_add_json(const struct smaps_table *t, uint64_t start, cJSON *v);
@@ -397,6 +398,15 @@ struct dump_opts {
 	cJSON *xray_status; /* out, when xray: {available, why} */
 	cJSON *non_merges;  /* out, when set: adjacent VMAs that did not merge, and why */
 };
+/* Where vmas_walk puts each VMA: begin (optional) learns the count first;
+ * vma owns the object it is given. A non-zero return (-errno) stops the walk. */
+struct vma_sink {
+	int (*begin)(void *ctx, size_t count);
+	int (*vma)(void *ctx, cJSON *vma);
+	void *ctx;
+};
+int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, const struct vma_sink *sink,
+	      struct err *err);
 cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, struct err *err);
 cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, long *process_vmas, cJSON *xray_status, cJSON *non_merges,
 		 struct err *err);
@@ -423,6 +433,17 @@ void print_diffs(FILE *fp, cJSON *diffs, const char *la, const char *lb);
 enum out_format { OUT_JSON, OUT_TEXT, OUT_KTAP };
 int out_write(cJSON *doc, enum out_format f, FILE *fp);
 int out_json(cJSON *doc, FILE *fp);
+/* A JSON object whose last key holds a long array, written an element at a
+ * time: the head's keys pretty-printed, each element compact on its own line. */
+struct json_stream {
+	FILE *fp;
+	size_t count;
+	char *buf;
+	size_t cap;
+};
+int json_stream_begin(struct json_stream *s, cJSON *head, const char *array_key, FILE *fp);
+int json_stream_item(struct json_stream *s, cJSON *item); /* may rewrite item's numbers */
+int json_stream_end(struct json_stream *s);
 int out_text(cJSON *doc, FILE *fp);
 void out_text_step(FILE *fp, cJSON *step, cJSON *expects);
 void out_text_dump(FILE *fp, cJSON *dump);
@@ -436,6 +457,8 @@ char *xstrdup(const char *s);
 char *read_fd_all(int fd, size_t max, size_t *len, struct err *err);
 int read_full(int fd, void *buf, size_t len);
 int write_full(int fd, const void *buf, size_t len);
+size_t scan_hex(const char **p, const char *end, uint64_t *v);
+size_t scan_dec(const char **p, const char *end, uint64_t *v);
 
 /* opts.c: options shared by the commands */
 struct proc_opts {

@@ -7,77 +7,153 @@
 #include <string.h>
 #include <unistd.h>
 
+#define READ_CHUNK (256 * 1024) /* smaps is read and parsed this much at a time */
+
 static int cmp_start(const void *a, const void *b)
 {
 	const struct smaps_entry *x = a, *y = b;
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static uint64_t kb_field(const char *line, size_t klen)
+/* The parser sees one line at a time, so the file never has to be held
+ * whole: the smaps of 65,000 VMAs is 60 MB of text. */
+struct smaps_parser {
+	struct smaps_entry *e;
+	size_t n, cap;
+	bool sorted;
+};
+
+/* "   1234 kB": the decimal number after the key's colon (0 if none). */
+static uint64_t dec_field(const char *s, const char *end)
 {
-	return strtoull(line + klen, NULL, 10);
+	uint64_t v;
+
+	while (s < end && *s == ' ')
+		s++;
+	scan_dec(&s, end, &v);
+	return v;
 }
 
-/* Parse a whole smaps file. Header lines are maps lines; field lines are
- * "Key:   value kB". Unknown keys are ignored: kernels add them. */
+/* Header lines are maps lines, "start-end perms ...": they, and only they,
+ * begin with a hex digit (addresses print in lower case). Field lines are
+ * "Key:   value kB" with a capitalized key. Unknown keys are ignored:
+ * kernels add them. */
+static int parse_line(struct smaps_parser *p, const char *line, size_t ll)
+{
+	const char *s = line, *end = line + ll;
+	uint64_t a, b;
+
+	if (ll && ((*line >= '0' && *line <= '9') || (*line >= 'a' && *line <= 'f'))) {
+		if (!scan_hex(&s, end, &a) || s == end || *s++ != '-' || !scan_hex(&s, end, &b) ||
+		    (s < end && *s != ' '))
+			return 0; /* not a header after all: ignored, as any unknown line */
+		if (p->n == p->cap) {
+			size_t cap = p->cap ? p->cap * 2 : 64;
+			struct smaps_entry *ne = realloc(p->e, cap * sizeof(*ne));
+			if (!ne)
+				return -ENOMEM;
+			p->e = ne;
+			p->cap = cap;
+		}
+		struct smaps_entry *cur = &p->e[p->n++];
+		memset(cur, 0, sizeof(*cur));
+		cur->start = a;
+		cur->end = b;
+		cur->thp_eligible = -1;
+		if (p->n > 1 && p->e[p->n - 2].start >= a)
+			p->sorted = false;
+		return 0;
+	}
+	if (!p->n)
+		return 0;
+	struct smaps_entry *cur = &p->e[p->n - 1];
+	const char *colon = memchr(line, ':', ll);
+	if (!colon)
+		return 0;
+	size_t kl = (size_t)(colon - line);
+	const char *v = colon + 1;
+#define KEY(k) (kl == sizeof(k) - 1 && !memcmp(line, k, kl))
+	switch (*line) {
+	case 'R':
+		if (KEY("Rss"))
+			cur->rss = dec_field(v, end);
+		break;
+	case 'A':
+		if (KEY("Anonymous"))
+			cur->anon = dec_field(v, end);
+		else if (KEY("AnonHugePages"))
+			cur->anon_huge = dec_field(v, end);
+		break;
+	case 'S':
+		if (KEY("Swap"))
+			cur->swap = dec_field(v, end);
+		break;
+	case 'L':
+		if (KEY("Locked"))
+			cur->locked = dec_field(v, end);
+		break;
+	case 'T':
+		if (KEY("THPeligible"))
+			cur->thp_eligible = (int)dec_field(v, end);
+		break;
+	case 'V':
+		if (KEY("VmFlags")) {
+			while (v < end && *v == ' ')
+				v++;
+			size_t fl = (size_t)(end - v);
+			if (fl > sizeof(cur->vm_flags) - 1)
+				fl = sizeof(cur->vm_flags) - 1;
+			memcpy(cur->vm_flags, v, fl);
+			cur->vm_flags[fl] = 0;
+		}
+		break;
+	}
+#undef KEY
+	return 0;
+}
+
+/* Every complete line of buf[0..len); returns how many bytes were used. A
+ * line longer than the buffer (only a pathological file name) is cut. */
+static int parse_lines(struct smaps_parser *p, const char *buf, size_t len, bool last, size_t *used)
+{
+	const char *q = buf, *end = buf + len;
+
+	while (q < end) {
+		const char *nl = memchr(q, '\n', (size_t)(end - q));
+		if (!nl && !last)
+			break;
+		size_t ll = nl ? (size_t)(nl - q) : (size_t)(end - q);
+		int rc = parse_line(p, q, ll);
+		if (rc)
+			return rc;
+		q += ll + (nl != NULL);
+	}
+	*used = (size_t)(q - buf);
+	return 0;
+}
+
+static int parser_finish(struct smaps_parser *p)
+{
+	if (!p->sorted)
+		qsort(p->e, p->n, sizeof(*p->e), cmp_start);
+	return 0;
+}
+
 int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_t *n)
 {
-	size_t cap = 16;
-	const char *p = buf, *end = buf + len;
-	struct smaps_entry *cur = NULL;
+	struct smaps_parser p = { .sorted = true };
+	size_t used;
 
-	*n = 0;
-	*out = xcalloc(cap, sizeof(**out));
-	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p);
-		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		char line[512];
-		size_t cl = ll < sizeof(line) - 1 ? ll : sizeof(line) - 1;
-		memcpy(line, p, cl);
-		line[cl] = 0;
-		p += ll + 1;
-		unsigned long long s, e;
-		char dash;
-		if (sscanf(line, "%llx%c%llx ", &s, &dash, &e) == 3 && dash == '-') {
-			if (*n == cap) {
-				cap *= 2;
-				struct smaps_entry *ne = realloc(*out, cap * sizeof(**out));
-				if (!ne)
-					return -ENOMEM;
-				*out = ne;
-			}
-			cur = &(*out)[(*n)++];
-			memset(cur, 0, sizeof(*cur));
-			cur->start = s;
-			cur->end = e;
-			cur->thp_eligible = -1;
-			continue;
-		}
-		if (!cur)
-			continue;
-#define KEY(k) (!strncmp(line, k ":", sizeof(k)))
-		if (KEY("Rss"))
-			cur->rss = kb_field(line, sizeof("Rss"));
-		else if (KEY("Anonymous"))
-			cur->anon = kb_field(line, sizeof("Anonymous"));
-		else if (KEY("AnonHugePages"))
-			cur->anon_huge = kb_field(line, sizeof("AnonHugePages"));
-		else if (KEY("Swap"))
-			cur->swap = kb_field(line, sizeof("Swap"));
-		else if (KEY("Locked"))
-			cur->locked = kb_field(line, sizeof("Locked"));
-		else if (KEY("THPeligible"))
-			cur->thp_eligible = (int)kb_field(line, sizeof("THPeligible"));
-		else if (KEY("VmFlags")) {
-			const char *v = line + sizeof("VmFlags");
-			while (*v == ' ')
-				v++;
-			snprintf(cur->vm_flags, sizeof(cur->vm_flags), "%.127s", v);
-		}
-#undef KEY
+	int rc = parse_lines(&p, buf, len, true, &used);
+	if (!rc)
+		parser_finish(&p);
+	if (rc) {
+		free(p.e);
+		p.e = NULL, p.n = 0;
 	}
-	qsort(*out, *n, sizeof(**out), cmp_start);
-	return 0;
+	*out = p.e ? p.e : xcalloc(1, sizeof(**out));
+	*n = p.n;
+	return rc;
 }
 
 struct smaps_table {
@@ -85,10 +161,75 @@ struct smaps_table {
 	size_t n;
 };
 
+/* Read and parse in chunks, carrying a partial line over. */
+static int smaps_read_fd(int fd, struct smaps_parser *p)
+{
+	char *buf = xmalloc(READ_CHUNK);
+	size_t have = 0, used;
+	bool skipping = false; /* the rest of a line longer than the buffer */
+	int rc = 0;
+
+	for (;;) {
+		ssize_t r = read(fd, buf + have, READ_CHUNK - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = -errno;
+			break;
+		}
+		have += (size_t)r;
+		size_t from = 0;
+		if (skipping) {
+			char *nl = memchr(buf, '\n', have);
+			if (!nl) {
+				have = 0;
+				if (r == 0)
+					break;
+				continue;
+			}
+			from = (size_t)(nl - buf) + 1;
+			skipping = false;
+		}
+		if ((rc = parse_lines(p, buf + from, have - from, r == 0, &used)))
+			break;
+		used += from;
+		if (r == 0)
+			break;
+		if (used == 0 && have == READ_CHUNK) {
+			/* one line fills the buffer: parse what fits, skip the rest */
+			if ((rc = parse_line(p, buf, have)))
+				break;
+			skipping = true;
+			used = have;
+		}
+		memmove(buf, buf + used, have - used);
+		have -= used;
+	}
+	free(buf);
+	return rc;
+}
+
+int smaps_parse_fd(int fd, struct smaps_entry **out, size_t *n)
+{
+	struct smaps_parser p = { .sorted = true };
+
+	int rc = smaps_read_fd(fd, &p);
+	if (!rc)
+		rc = parser_finish(&p);
+	if (rc) {
+		free(p.e);
+		p.e = NULL, p.n = 0;
+	}
+	*out = p.e;
+	*n = p.n;
+	return rc;
+}
+
 struct smaps_table *smaps_load(pid_t pid, struct err *err)
 {
 	char path[64];
-	size_t len;
+	struct smaps_entry *e;
+	size_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -96,19 +237,15 @@ struct smaps_table *smaps_load(pid_t pid, struct err *err)
 		err_set(err, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	char *buf = read_fd_all(fd, 1u << 30, &len, err);
+	int rc = smaps_parse_fd(fd, &e, &n);
 	close(fd);
-	if (!buf)
-		return NULL;
-	struct smaps_table *t = xcalloc(1, sizeof(*t));
-	int rc = smaps_parse_buf(buf, len, &t->e, &t->n);
-	free(buf);
 	if (rc) {
-		free(t->e);
-		free(t);
 		err_set(err, "%s: %s", path, strerror(-rc));
 		return NULL;
 	}
+	struct smaps_table *t = xcalloc(1, sizeof(*t));
+	t->e = e;
+	t->n = n;
 	return t;
 }
 

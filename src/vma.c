@@ -212,34 +212,37 @@ int vma_list(struct vma_src *s, uint64_t lo, uint64_t hi, struct vma **out, size
 /* One line of /proc/PID/maps: "start-end perms offset major:minor inode   name". */
 static int parse_line(const char *line, size_t len, struct vma *v)
 {
-	char buf[256];
-	unsigned long long st, en, off, ino;
-	unsigned maj, min;
-	char perms[8];
-	int used = 0;
-	size_t hl = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
+	const char *s = line, *end = line + len;
+	uint64_t st, en, off, maj, min, ino;
 
-	memcpy(buf, line, hl);
-	buf[hl] = 0;
-	if (sscanf(buf, "%llx-%llx %4s %llx %x:%x %llu%n", &st, &en, perms, &off, &maj, &min, &ino, &used) != 7)
+#define SEP(c) (s < end && *s++ == (c))
+	if (!scan_hex(&s, end, &st) || !SEP('-') || !scan_hex(&s, end, &en) || !SEP(' ') || end - s < 5 ||
+	    s[4] != ' ')
 		return -1;
-	if (strlen(perms) != 4 || st > en)
+	const char *perms = s;
+	s += 5;
+	if (!scan_hex(&s, end, &off) || !SEP(' ') || !scan_hex(&s, end, &maj) || !SEP(':') ||
+	    !scan_hex(&s, end, &min) || !SEP(' ') || !scan_dec(&s, end, &ino) || (s < end && *s != ' '))
+		return -1;
+#undef SEP
+	if (st > en || maj > UINT32_MAX || min > UINT32_MAX || memchr(perms, 0, 4) || memchr(perms, ' ', 4))
 		return -1;
 	memset(v, 0, sizeof(*v));
 	v->start = st;
 	v->end = en;
-	memcpy(v->perms, perms, 5);
+	memcpy(v->perms, perms, 4);
+	v->perms[4] = 0;
 	v->offset = off;
-	v->dev_major = maj;
-	v->dev_minor = min;
+	v->dev_major = (unsigned)maj;
+	v->dev_minor = (unsigned)min;
 	v->inode = ino;
 	/* The name starts after the padding; it may hold spaces of its own. */
-	size_t p = used;
-	while (p < len && line[p] == ' ')
-		p++;
-	v->name = xmalloc(len - p + 1);
-	memcpy(v->name, line + p, len - p);
-	v->name[len - p] = 0;
+	while (s < end && *s == ' ')
+		s++;
+	size_t nl = (size_t)(end - s);
+	v->name = xmalloc(nl + 1);
+	memcpy(v->name, s, nl);
+	v->name[nl] = 0;
 	return 0;
 }
 

@@ -743,6 +743,51 @@ static void test_smaps_edges(void)
 	CHECK(fails == 0);
 }
 
+/* The chunked reader of the live path: entries cut across its 256 KiB reads,
+ * a header line longer than a read, and a file without a final newline all
+ * parse as the whole buffer does. */
+static void test_smaps_fd(void)
+{
+	size_t cap = 4u << 20, len = 0, nb = 0, nf = 0;
+	char *txt = xmalloc(cap);
+	struct smaps_entry *eb = NULL, *ef = NULL;
+
+	for (unsigned i = 0; i < 6000; i++) {
+		uint64_t a = 0x10000000ull + (uint64_t)i * 0x3000;
+		len += (size_t)snprintf(txt + len, cap - len,
+					"%08llx-%08llx rw-p 00000000 00:00 0 \nSize: 12 kB\nRss: %u kB\n"
+					"Anonymous: %u kB\nAnonHugePages: 0 kB\nSwap: %u kB\nLocked: 0 kB\n"
+					"THPeligible: %u\nVmFlags: rd wr mr mw me ac\n",
+					(unsigned long long)a, (unsigned long long)(a + 0x3000), (i % 4) * 4, (i % 3) * 4, i % 2 * 4,
+					i % 2);
+		if (i == 3000) { /* a name of 300 KiB, then the entry's fields */
+			len += (size_t)snprintf(txt + len, cap - len, "7f0000000000-7f0000001000 r--p 00000000 00:00 0 /");
+			memset(txt + len, 'n', 300 * 1024);
+			len += 300 * 1024;
+			len += (size_t)snprintf(txt + len, cap - len, "\nRss: 4 kB\nVmFlags: rd\n");
+		}
+	}
+	len--; /* no final newline */
+	CHECK(smaps_parse_buf(txt, len, &eb, &nb) == 0);
+	int fd = memfd_create("smaps", MFD_CLOEXEC);
+	CHECK(fd >= 0 && write_full(fd, txt, len) == 0 && lseek(fd, 0, SEEK_SET) == 0);
+	CHECK(smaps_parse_fd(fd, &ef, &nf) == 0);
+	close(fd);
+	CHECK_EQ_U64(nb, 6001);
+	CHECK_EQ_U64(nf, nb);
+	CHECK(nf == nb && !memcmp(eb, ef, nb * sizeof(*eb)));
+	const struct smaps_entry *l = sm_find(ef, nf, 0x7f0000000000ull);
+	CHECK(l && l->rss == 4 && !strcmp(l->vm_flags, "rd"));
+	const struct smaps_entry *last = nf ? &ef[nf - 2] : NULL; /* the long one sorts last */
+	CHECK(last && last->start == 0x10000000ull + 5999ull * 0x3000 && !strcmp(last->vm_flags, "rd wr mr mw me ac") &&
+	      last->thp_eligible == 1 && last->swap == 4);
+	free(ef);
+	/* an unreadable descriptor is an error, not an empty table */
+	CHECK(smaps_parse_fd(-1, &ef, &nf) == -EBADF && nf == 0 && !ef);
+	free(eb);
+	free(txt);
+}
+
 int main(void)
 {
 	kinfo_init();
@@ -758,5 +803,6 @@ int main(void)
 	RUN(test_smaps_basic);
 	RUN(test_smaps_odd);
 	RUN(test_smaps_edges);
+	RUN(test_smaps_fd);
 	return unit_done();
 }
