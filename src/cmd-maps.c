@@ -53,16 +53,49 @@ static error_t maps_parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
+/* The document is written while the VMAs are read: its head (with the
+ * count, known once the VMAs are listed) first, then a VMA a line. */
+struct maps_out {
+	struct json_stream js;
+	const struct maps_args *a;
+	const struct vma_src *vs;
+	cJSON *xray_status;
+};
+
+static int maps_begin(void *ctx, size_t count)
+{
+	struct maps_out *m = ctx;
+	cJSON *head = cJSON_CreateObject();
+	cJSON_AddNumberToObject(head, "anonremap", FORMAT_VERSION);
+	cJSON_AddNumberToObject(head, "pid", m->a->pid);
+	cJSON_AddStringToObject(head, "source", m->vs->query ? "procmap_query" : "maps");
+	cJSON_AddNumberToObject(head, "vma_count", (double)count);
+	if (m->xray_status)
+		cJSON_AddItemReferenceToObject(head, "xray", m->xray_status);
+	int rc = json_stream_begin(&m->js, head, "vmas", stdout);
+	cJSON_Delete(head);
+	return rc ? -errno : 0;
+}
+
+static int maps_vma(void *ctx, cJSON *vma)
+{
+	struct maps_out *m = ctx;
+	int rc = json_stream_item(&m->js, vma);
+	cJSON_Delete(vma);
+	return rc ? -errno : 0;
+}
+
 int cmd_maps(int argc, char **argv)
 {
 	static const char maps_doc[] = "Dump the VMAs of a live process as JSON, in the same VMA "
-				  "format as a scenario dump (no carveout-relative addresses).\v"
+				  "format as a scenario dump (no carveout-relative addresses), one VMA "
+				  "a line.\v"
 				  "Reading another process needs ptrace-read access to it. Exit status: "
 				  "0 done, 2 usage, 3 the process could not be read.";
 	struct argp argp = { maps_options, maps_parse, "PID", maps_doc, NULL, NULL, NULL };
 	struct maps_args a = { .o = { .smaps = true, .pagemap = true } };
 	struct vma_src vs;
-	struct err err;
+	struct err err = { { 0 } };
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;
@@ -71,28 +104,21 @@ int cmd_maps(int argc, char **argv)
 		fprintf(stderr, "anonremap: /proc/%d/maps: %s\n", (int)a.pid, strerror(-rc));
 		return EXIT_ERROR;
 	}
-	cJSON *xst = a.o.xray ? cJSON_CreateObject() : NULL;
-	a.o.xray_status = xst;
-	cJSON *vmas = vmas_json(&vs, &a.o, 0, UINT64_MAX, &err);
-	if (!vmas) {
-		fprintf(stderr, "anonremap: %s\n", err.msg);
-		cJSON_Delete(xst);
-		vma_close(&vs);
-		return EXIT_ERROR;
-	}
-	cJSON *doc = cJSON_CreateObject();
-	cJSON_AddNumberToObject(doc, "anonremap", FORMAT_VERSION);
-	cJSON_AddNumberToObject(doc, "pid", a.pid);
-	cJSON_AddStringToObject(doc, "source", vs.query ? "procmap_query" : "maps");
-	cJSON_AddNumberToObject(doc, "vma_count", cJSON_GetArraySize(vmas));
-	cJSON_AddItemToObject(doc, "vmas", vmas);
-	if (xst)
-		cJSON_AddItemToObject(doc, "xray", xst);
+	struct maps_out m = { .a = &a, .vs = &vs, .xray_status = a.o.xray ? cJSON_CreateObject() : NULL };
+	a.o.xray_status = m.xray_status;
+	struct vma_sink sink = { .begin = maps_begin, .vma = maps_vma, .ctx = &m };
+	errno = 0;
+	rc = vmas_walk(&vs, &a.o, 0, UINT64_MAX, &sink, &err);
+	bool started = m.js.fp != NULL;
+	if (!rc || started)
+		rc = json_stream_end(&m.js) || fflush(stdout) || ferror(stdout) || rc ? -1 : 0;
+	cJSON_Delete(m.xray_status);
 	vma_close(&vs);
-	rc = out_write(doc, OUT_JSON, stdout);
-	cJSON_Delete(doc);
 	if (rc) {
-		fprintf(stderr, "anonremap: cannot write to stdout: %s\n", strerror(errno));
+		if (started)
+			fprintf(stderr, "anonremap: cannot write to stdout: %s\n", err.msg[0] ? err.msg : strerror(errno));
+		else
+			fprintf(stderr, "anonremap: %s\n", err.msg);
 		return EXIT_ERROR;
 	}
 	return EXIT_PASS;

@@ -3,7 +3,6 @@
 #include "anonremap.h"
 #include <errno.h>
 #include <inttypes.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,7 +185,10 @@ static void explain_non_merges(const struct dump_opts *o, const struct vma *v, s
 	}
 }
 
-cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, struct err *err)
+/* Build each VMA's JSON and hand it to the sink as soon as it is done, so a
+ * caller that prints (maps PID) holds one VMA at a time, not 65,000. */
+int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, const struct vma_sink *sink,
+	      struct err *err)
 {
 	struct vma *v;
 	size_t n;
@@ -196,10 +198,10 @@ cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uin
 
 	int rc = vma_list(vs, lo, hi, &v, &n);
 	if (rc)
-		return err_set(err, "reading the VMAs of %d: %s", (int)vs->pid, strerror(-rc)), NULL;
+		return err_set(err, "reading the VMAs of %d: %s", (int)vs->pid, strerror(-rc)), -1;
 	if (o->smaps && !(sm = smaps_load(vs->pid, err))) {
 		vma_free_list(v, n);
-		return NULL;
+		return -1;
 	}
 	struct xray_vma *xv = NULL;
 	size_t nx = 0;
@@ -214,7 +216,8 @@ cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uin
 				cJSON_AddStringToObject(o->xray_status, "why", why);
 		}
 	}
-	cJSON *arr = cJSON_CreateArray();
+	if (sink->begin && (rc = sink->begin(sink->ctx, n)))
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		cJSON *j = cJSON_CreateObject();
 		char a[64], b[64];
@@ -273,16 +276,38 @@ cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uin
 			if (x)
 				cJSON_AddItemToObject(j, "xray", xray_vma_json(x));
 		}
-		cJSON_AddItemToArray(arr, j);
+		if ((rc = sink->vma(sink->ctx, j)))
+			goto out;
 	}
 	if (o->non_merges)
 		explain_non_merges(o, v, n, sm, xok ? xv : NULL, nx, o->non_merges);
-	xray_free(xv, nx);
-	pagemap_close();
 	if (o->process_vmas)
 		*o->process_vmas = sm ? (long)smaps_count(sm) : -1;
+out:
+	if (rc)
+		err_set(err, "%s", strerror(-rc));
+	xray_free(xv, nx);
+	pagemap_close();
 	smaps_free(sm);
 	vma_free_list(v, n);
+	return rc ? -1 : 0;
+}
+
+static int add_to_array(void *arr, cJSON *vma)
+{
+	cJSON_AddItemToArray(arr, vma);
+	return 0;
+}
+
+cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, struct err *err)
+{
+	cJSON *arr = cJSON_CreateArray();
+	struct vma_sink sink = { .vma = add_to_array, .ctx = arr };
+
+	if (vmas_walk(vs, o, lo, hi, &sink, err)) {
+		cJSON_Delete(arr);
+		return NULL;
+	}
 	return arr;
 }
 

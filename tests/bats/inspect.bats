@@ -337,6 +337,27 @@ FALLBACK_STEPS=(-e 'mmap ptr at=carveout+1p len=5p prot=rw' -e 'mmap ptr2 at=car
 	jq -r '.vmas[].maps_line' "$BATS_TEST_TMPDIR/m.json" | diff -u - "/proc/$SLEEPER/maps"
 }
 
+@test "maps PID: streamed a VMA a line, one JSON document; the stack's Rss as smaps prints it" {
+	start_sleeper
+	run --separate-stderr "$AR" maps "$SLEEPER"
+	assert_success
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/m.json"
+	jq -e . "$BATS_TEST_TMPDIR/m.json" >/dev/null
+	# every element of vmas on one line of its own, in order, each one JSON object
+	local n
+	n=$(jq -r .vma_count "$BATS_TEST_TMPDIR/m.json")
+	grep '^		{' "$BATS_TEST_TMPDIR/m.json" | sed 's/,$//' | jq -c . >"$BATS_TEST_TMPDIR/lines"
+	[[ $(wc -l <"$BATS_TEST_TMPDIR/lines") -eq $n ]]
+	diff <(jq -c '.vmas[]' "$BATS_TEST_TMPDIR/m.json") "$BATS_TEST_TMPDIR/lines"
+	# whole numbers as numbers, and smaps agrees with the kernel for the stack
+	jq -e '.vmas[] | select(.name == "[stack]") | (.rss_pages | type) == "number" and .rss_pages > 0
+		and (.vm_flags | index("gd")) != null and (.pages_state | test("^[.xswH0-9{}]+$"))' \
+		"$BATS_TEST_TMPDIR/m.json" >/dev/null
+	local rss
+	rss=$(awk '/\[stack\]/ { s = 1; next } s && /^Rss:/ { print $2; exit }' "/proc/$SLEEPER/smaps")
+	[[ $(jq -r '.vmas[] | select(.name == "[stack]") | .rss_pages * 4' "$BATS_TEST_TMPDIR/m.json") -eq $rss ]]
+}
+
 @test "maps PID: PROCMAP_QUERY and --maps-parse agree on the same process" {
 	need_feature procmap_query
 	start_sleeper
