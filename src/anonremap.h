@@ -375,7 +375,11 @@ int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_
 int smaps_parse_fd(int fd, struct smaps_entry **out, size_t *n); /* read in chunks */
 struct smaps_table *smaps_load(pid_t pid, struct err *err);
 void smaps_free(struct smaps_table *t);
-void smaps_add_json(const struct smaps_table *t, uint64_t start, cJSON *v);
+void smaps_entry_json(const struct smaps_entry *e, bool read, cJSON *v);
+struct smaps_stream;
+struct smaps_stream *smaps_stream_start(pid_t pid, struct err *err);
+bool smaps_stream_get(struct smaps_stream *s, uint64_t start, struct smaps_entry *out);
+struct smaps_table *smaps_stream_finish(struct smaps_stream *s, bool want, struct err *err);
 const struct smaps_entry *smaps_find(const struct smaps_table *t, uint64_t start);
 size_t smaps_count(const struct smaps_table *t);
 
@@ -392,6 +396,7 @@ unsigned long mem_total_kb(void);
 /* dump.c */
 struct dump_opts {
 	bool smaps, pagemap;
+	bool smaps_thread;  /* read smaps beside the walk (maps PID: many VMAs) */
 	struct run *run;   /* adds carveout-relative addresses and regions */
 	long *process_vmas; /* out: the process's VMA count (its smaps entries) */
 	bool xray;          /* add each VMA's x-ray record */

@@ -93,7 +93,7 @@ int cmd_maps(int argc, char **argv)
 				  "Reading another process needs ptrace-read access to it. Exit status: "
 				  "0 done, 2 usage, 3 the process could not be read.";
 	struct argp argp = { maps_options, maps_parse, "PID", maps_doc, NULL, NULL, NULL };
-	struct maps_args a = { .o = { .smaps = true, .pagemap = true } };
+	struct maps_args a = { .o = { .smaps = true, .pagemap = true, .smaps_thread = true } };
 	struct vma_src vs;
 	struct err err = { { 0 } };
 

@@ -196,10 +196,17 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 	struct smaps_table *sm = NULL;
 	bool kpf_ok = true;
 
+	struct smaps_stream *ss = NULL;
+	bool err_said = false;
+	if (o->smaps && o->smaps_thread && !(ss = smaps_stream_start(vs->pid, err)))
+		return -1;
 	int rc = vma_list(vs, lo, hi, &v, &n);
-	if (rc)
+	if (rc) {
+		if (ss)
+			smaps_stream_finish(ss, false, err);
 		return err_set(err, "reading the VMAs of %d: %s", (int)vs->pid, strerror(-rc)), -1;
-	if (o->smaps && !(sm = smaps_load(vs->pid, err))) {
+	}
+	if (o->smaps && !ss && !(sm = smaps_load(vs->pid, err))) {
 		vma_free_list(v, n);
 		return -1;
 	}
@@ -248,16 +255,21 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 		cJSON_AddStringToObject(j, "dev", buf);
 		cJSON_AddNumberToObject(j, "inode", (double)v[i].inode);
 		cJSON_AddStringToObject(j, "name", v[i].name ? v[i].name : "");
+		struct smaps_entry se_copy;
+		const struct smaps_entry *se = NULL;
+		if (ss)
+			se = smaps_stream_get(ss, v[i].start, &se_copy) ? &se_copy : NULL;
+		else if (sm)
+			se = smaps_find(sm, v[i].start);
 		if (o->smaps)
-			smaps_add_json(sm, v[i].start, j);
+			smaps_entry_json(se, true, j);
 		if (o->pagemap) {
 			int e = 0;
-			char *ps = pages_state(vs->pid, v[i].start, v[i].end, smaps_find(sm, v[i].start), &kpf_ok, &e);
+			char *ps = pages_state(vs->pid, v[i].start, v[i].end, se, &kpf_ok, &e);
 			if (ps) {
 				cJSON_AddStringToObject(j, "pages_state", ps);
 			} else {
 				char why[160];
-				const struct smaps_entry *se = smaps_find(sm, v[i].start);
 				if (e == EFBIG)
 					snprintf(why, sizeof(why), "not read: more than %llu pages (smaps: Rss %llu kB, Swap %llu kB)",
 						 (unsigned long long)MAX_STATE_PAGES, se ? (unsigned long long)se->rss : 0ull,
@@ -279,12 +291,23 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 		if ((rc = sink->vma(sink->ctx, j)))
 			goto out;
 	}
+	if (ss) {
+		sm = smaps_stream_finish(ss, true, err);
+		ss = NULL;
+		if (!sm) {
+			rc = -EIO;
+			err_said = true;
+			goto out;
+		}
+	}
 	if (o->non_merges)
 		explain_non_merges(o, v, n, sm, xok ? xv : NULL, nx, o->non_merges);
 	if (o->process_vmas)
 		*o->process_vmas = sm ? (long)smaps_count(sm) : -1;
 out:
-	if (rc)
+	if (ss)
+		smaps_stream_finish(ss, false, NULL);
+	if (rc && !err_said)
 		err_set(err, "%s", strerror(-rc));
 	xray_free(xv, nx);
 	pagemap_close();

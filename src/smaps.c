@@ -3,6 +3,7 @@
 #include "anonremap.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +22,12 @@ struct smaps_parser {
 	struct smaps_entry *e;
 	size_t n, cap;
 	bool sorted;
+	/* Only for a parse on a thread of its own (smaps_stream): e moves
+	 * under the lock, and entries [0, done) are final and visible. */
+	pthread_mutex_t *lock;
+	pthread_cond_t *cond;
+	size_t done;
+	bool done_sorted, finished, stop;
 };
 
 /* "   1234 kB": the decimal number after the key's colon (0 if none). */
@@ -49,11 +56,15 @@ static int parse_line(struct smaps_parser *p, const char *line, size_t ll)
 			return 0; /* not a header after all: ignored, as any unknown line */
 		if (p->n == p->cap) {
 			size_t cap = p->cap ? p->cap * 2 : 64;
+			if (p->lock)
+				pthread_mutex_lock(p->lock);
 			struct smaps_entry *ne = realloc(p->e, cap * sizeof(*ne));
+			if (ne)
+				p->e = ne, p->cap = cap;
+			if (p->lock)
+				pthread_mutex_unlock(p->lock);
 			if (!ne)
 				return -ENOMEM;
-			p->e = ne;
-			p->cap = cap;
 		}
 		struct smaps_entry *cur = &p->e[p->n++];
 		memset(cur, 0, sizeof(*cur));
@@ -193,6 +204,17 @@ static int smaps_read_fd(int fd, struct smaps_parser *p)
 		if ((rc = parse_lines(p, buf + from, have - from, r == 0, &used)))
 			break;
 		used += from;
+		if (p->lock) {
+			/* every entry but the last is whole: a later line cannot change it */
+			pthread_mutex_lock(p->lock);
+			p->done = p->n ? p->n - 1 : 0;
+			p->done_sorted = p->sorted;
+			bool stop = p->stop;
+			pthread_cond_broadcast(p->cond);
+			pthread_mutex_unlock(p->lock);
+			if (stop)
+				break;
+		}
 		if (r == 0)
 			break;
 		if (used == 0 && have == READ_CHUNK) {
@@ -268,15 +290,13 @@ size_t smaps_count(const struct smaps_table *t)
 	return t ? t->n : 0;
 }
 
-/* Add the smaps fields of the VMA that starts at start, or say why not. */
-void smaps_add_json(const struct smaps_table *t, uint64_t start, cJSON *v)
+/* The smaps fields of one VMA, or, without its entry, why not. */
+void smaps_entry_json(const struct smaps_entry *e, bool read, cJSON *v)
 {
-	struct smaps_entry key = { .start = start };
-	struct smaps_entry *e = t ? bsearch(&key, t->e, t->n, sizeof(key), cmp_start) : NULL;
 	uint64_t pk = kinfo.page_size / 1024;
 
 	if (!e) {
-		cJSON_AddStringToObject(v, "smaps", t ? "no smaps entry (the VMA changed?)" : "not read");
+		cJSON_AddStringToObject(v, "smaps", read ? "no smaps entry (the VMA changed?)" : "not read");
 		return;
 	}
 	cJSON_AddNumberToObject(v, "rss_pages", (double)(e->rss / pk));
@@ -293,4 +313,106 @@ void smaps_add_json(const struct smaps_table *t, uint64_t start, cJSON *v)
 	snprintf(copy, sizeof(copy), "%s", e->vm_flags);
 	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 		cJSON_AddItemToArray(fl, cJSON_CreateString(tok));
+}
+
+/* smaps read on a thread of its own while the caller lists the VMAs and
+ * reads pagemap: the kernel's smaps text is the largest single cost of a
+ * dump of a big process, and the two need not wait for each other. */
+struct smaps_stream {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct smaps_parser p;
+	int fd, rc;
+	char path[64];
+};
+
+static void *stream_main(void *arg)
+{
+	struct smaps_stream *s = arg;
+	int rc = smaps_read_fd(s->fd, &s->p);
+
+	pthread_mutex_lock(&s->lock);
+	if (!rc)
+		parser_finish(&s->p); /* sorts, under the lock: entries move */
+	s->rc = rc;
+	s->p.done = s->p.n;
+	s->p.done_sorted = true;
+	s->p.finished = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+struct smaps_stream *smaps_stream_start(pid_t pid, struct err *err)
+{
+	struct smaps_stream *s = xcalloc(1, sizeof(*s));
+
+	snprintf(s->path, sizeof(s->path), "/proc/%d/smaps", (int)pid);
+	s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		err_set(err, "%s: %s", s->path, strerror(errno));
+		free(s);
+		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	s->p.sorted = true;
+	s->p.lock = &s->lock;
+	s->p.cond = &s->cond;
+	int e = pthread_create(&s->thread, NULL, stream_main, s);
+	if (e) {
+		/* no thread: read it here and now */
+		stream_main(s);
+		s->thread = pthread_self();
+	}
+	return s;
+}
+
+/* The entry of the VMA at start, copied out: waits until the reader has
+ * passed start (entries come in address order) or is done. */
+bool smaps_stream_get(struct smaps_stream *s, uint64_t start, struct smaps_entry *out)
+{
+	struct smaps_parser *p = &s->p;
+	bool found = false;
+
+	pthread_mutex_lock(&s->lock);
+	while (!p->finished && (!p->done_sorted || !p->done || p->e[p->done - 1].start < start))
+		pthread_cond_wait(&s->cond, &s->lock);
+	struct smaps_entry key = { .start = start };
+	const struct smaps_entry *e = p->done ? bsearch(&key, p->e, p->done, sizeof(key), cmp_start) : NULL;
+	if (e) {
+		*out = *e;
+		found = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return found;
+}
+
+/* Wait for the reader (or tell it to stop when the table is not wanted)
+ * and hand over the whole table. */
+struct smaps_table *smaps_stream_finish(struct smaps_stream *s, bool want, struct err *err)
+{
+	struct smaps_table *t = NULL;
+
+	pthread_mutex_lock(&s->lock);
+	s->p.stop = !want;
+	pthread_mutex_unlock(&s->lock);
+	if (!pthread_equal(s->thread, pthread_self()))
+		pthread_join(s->thread, NULL);
+	close(s->fd);
+	if (s->rc) {
+		err_set(err, "%s: %s", s->path, strerror(-s->rc));
+		free(s->p.e);
+	} else if (want) {
+		t = xcalloc(1, sizeof(*t));
+		t->e = s->p.e;
+		t->n = s->p.n;
+	} else {
+		free(s->p.e);
+	}
+	pthread_mutex_destroy(&s->lock);
+	pthread_cond_destroy(&s->cond);
+	free(s);
+	return t;
 }
