@@ -143,7 +143,7 @@ int json_stream_item(struct json_stream *s, cJSON *item)
 		free(s->buf);
 		s->buf = xmalloc(s->cap);
 	}
-	return fprintf(s->fp, "%s\n\t\t%s", s->count++ ? "," : "", s->buf) < 0 ? -1 : 0;
+	return fputs(s->count++ ? ",\n\t\t" : "\n\t\t", s->fp) < 0 || fputs(s->buf, s->fp) < 0 ? -1 : 0;
 }
 
 int json_stream_end(struct json_stream *s)

@@ -383,6 +383,12 @@ static void test_hex_format(void)
 	hex_format(UINT64_MAX, buf, sizeof(buf));
 	CHECK_STR(buf, "0xffffffffffffffff");
 	CHECK_EQ_U64(sz(buf), UINT64_MAX);
+	/* a short buffer is cut and terminated, as snprintf does */
+	char small[6];
+	hex_format(0x7f00abcd, small, sizeof(small));
+	CHECK_STR(small, "0x7f0");
+	hex_format(0xabc, small, sizeof(small));
+	CHECK_STR(small, "0xabc");
 }
 
 int main(void)
