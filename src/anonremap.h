@@ -253,8 +253,10 @@ struct vma_src {
 	struct vma *cache; /* maps fallback: the parsed file */
 	size_t ncache;
 	bool cached;
+	char *name;        /* PROCMAP_QUERY's name buffer, zeroed once */
 };
 extern bool force_maps_parse;
+long vma_count_all(struct vma_src *s);
 int vma_open(struct vma_src *s, pid_t pid);
 void vma_close(struct vma_src *s);
 void vma_invalidate(struct vma_src *s);
@@ -372,8 +374,9 @@ struct smaps_entry {
 };
 struct smaps_table;
 int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_t *n);
-int smaps_parse_fd(int fd, struct smaps_entry **out, size_t *n); /* read in chunks */
-struct smaps_table *smaps_load(pid_t pid, struct err *err);
+/* read in chunks, up to the first entry at or above stop_at */
+int smaps_parse_fd(int fd, uint64_t stop_at, struct smaps_entry **out, size_t *n);
+struct smaps_table *smaps_load(pid_t pid, uint64_t hi, struct err *err);
 void smaps_free(struct smaps_table *t);
 void smaps_entry_json(const struct smaps_entry *e, bool read, cJSON *v);
 struct smaps_stream;

@@ -206,7 +206,7 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 			smaps_stream_finish(ss, false, err);
 		return err_set(err, "reading the VMAs of %d: %s", (int)vs->pid, strerror(-rc)), -1;
 	}
-	if (o->smaps && !ss && !(sm = smaps_load(vs->pid, err))) {
+	if (o->smaps && !ss && !(sm = smaps_load(vs->pid, hi, err))) {
 		vma_free_list(v, n);
 		return -1;
 	}
@@ -303,7 +303,7 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 	if (o->non_merges)
 		explain_non_merges(o, v, n, sm, xok ? xv : NULL, nx, o->non_merges);
 	if (o->process_vmas)
-		*o->process_vmas = sm ? (long)smaps_count(sm) : -1;
+		*o->process_vmas = vma_count_all(vs);
 out:
 	if (ss)
 		smaps_stream_finish(ss, false, NULL);

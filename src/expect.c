@@ -208,7 +208,7 @@ static int check_huge(struct run *r, struct step *st, char *exp, char *fnd, size
 		snprintf(fnd, len, "no VMA contains %s", ra);
 		return 1;
 	}
-	struct smaps_table *sm = smaps_load(r->pid, err);
+	struct smaps_table *sm = smaps_load(r->pid, v.end, err);
 	if (!sm) {
 		vma_clear(&v);
 		return -1;

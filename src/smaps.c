@@ -22,6 +22,7 @@ struct smaps_parser {
 	struct smaps_entry *e;
 	size_t n, cap;
 	bool sorted;
+	uint64_t stop_at; /* the first entry at or above this ends the parse */
 	/* Only for a parse on a thread of its own (smaps_stream): e moves
 	 * under the lock, and entries [0, done) are final and visible. */
 	pthread_mutex_t *lock;
@@ -54,6 +55,8 @@ static int parse_line(struct smaps_parser *p, const char *line, size_t ll)
 		if (!scan_hex(&s, end, &a) || s == end || *s++ != '-' || !scan_hex(&s, end, &b) ||
 		    (s < end && *s != ' '))
 			return 0; /* not a header after all: ignored, as any unknown line */
+		if (a >= p->stop_at)
+			return 1; /* the caller needs nothing from here on */
 		if (p->n == p->cap) {
 			size_t cap = p->cap ? p->cap * 2 : 64;
 			if (p->lock)
@@ -152,10 +155,11 @@ static int parser_finish(struct smaps_parser *p)
 
 int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_t *n)
 {
-	struct smaps_parser p = { .sorted = true };
+	struct smaps_parser p = { .sorted = true, .stop_at = UINT64_MAX };
 	size_t used;
 
 	int rc = parse_lines(&p, buf, len, true, &used);
+	rc = rc == 1 ? 0 : rc;
 	if (!rc)
 		parser_finish(&p);
 	if (rc) {
@@ -201,8 +205,11 @@ static int smaps_read_fd(int fd, struct smaps_parser *p)
 			from = (size_t)(nl - buf) + 1;
 			skipping = false;
 		}
-		if ((rc = parse_lines(p, buf + from, have - from, r == 0, &used)))
+		if ((rc = parse_lines(p, buf + from, have - from, r == 0, &used))) {
+			if (rc == 1)
+				rc = 0; /* stopped at stop_at */
 			break;
+		}
 		used += from;
 		if (p->lock) {
 			/* every entry but the last is whole: a later line cannot change it */
@@ -219,8 +226,10 @@ static int smaps_read_fd(int fd, struct smaps_parser *p)
 			break;
 		if (used == 0 && have == READ_CHUNK) {
 			/* one line fills the buffer: parse what fits, skip the rest */
-			if ((rc = parse_line(p, buf, have)))
+			if ((rc = parse_line(p, buf, have))) {
+				rc = rc == 1 ? 0 : rc;
 				break;
+			}
 			skipping = true;
 			used = have;
 		}
@@ -231,9 +240,9 @@ static int smaps_read_fd(int fd, struct smaps_parser *p)
 	return rc;
 }
 
-int smaps_parse_fd(int fd, struct smaps_entry **out, size_t *n)
+int smaps_parse_fd(int fd, uint64_t stop_at, struct smaps_entry **out, size_t *n)
 {
-	struct smaps_parser p = { .sorted = true };
+	struct smaps_parser p = { .sorted = true, .stop_at = stop_at };
 
 	int rc = smaps_read_fd(fd, &p);
 	if (!rc)
@@ -247,7 +256,10 @@ int smaps_parse_fd(int fd, struct smaps_entry **out, size_t *n)
 	return rc;
 }
 
-struct smaps_table *smaps_load(pid_t pid, struct err *err)
+/* The entries of the VMAs that start below hi: the kernel formats (and
+ * walks the page tables of) no VMA above, such as a scenario process's
+ * libraries and stack. */
+struct smaps_table *smaps_load(pid_t pid, uint64_t hi, struct err *err)
 {
 	char path[64];
 	struct smaps_entry *e;
@@ -259,7 +271,7 @@ struct smaps_table *smaps_load(pid_t pid, struct err *err)
 		err_set(err, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	int rc = smaps_parse_fd(fd, &e, &n);
+	int rc = smaps_parse_fd(fd, hi, &e, &n);
 	close(fd);
 	if (rc) {
 		err_set(err, "%s: %s", path, strerror(-rc));
@@ -358,6 +370,7 @@ struct smaps_stream *smaps_stream_start(pid_t pid, struct err *err)
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	s->p.sorted = true;
+	s->p.stop_at = UINT64_MAX;
 	s->p.lock = &s->lock;
 	s->p.cond = &s->cond;
 	int e = pthread_create(&s->thread, NULL, stream_main, s);

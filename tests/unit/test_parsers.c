@@ -771,7 +771,15 @@ static void test_smaps_fd(void)
 	CHECK(smaps_parse_buf(txt, len, &eb, &nb) == 0);
 	int fd = memfd_create("smaps", MFD_CLOEXEC);
 	CHECK(fd >= 0 && write_full(fd, txt, len) == 0 && lseek(fd, 0, SEEK_SET) == 0);
-	CHECK(smaps_parse_fd(fd, &ef, &nf) == 0);
+	CHECK(smaps_parse_fd(fd, UINT64_MAX, &ef, &nf) == 0);
+	/* stopped at an address: the entries below it, nothing after */
+	struct smaps_entry *es = NULL;
+	size_t ns = 0;
+	CHECK(lseek(fd, 0, SEEK_SET) == 0);
+	CHECK(smaps_parse_fd(fd, 0x10000000ull + 2000ull * 0x3000, &es, &ns) == 0);
+	CHECK_EQ_U64(ns, 2000);
+	CHECK(ns == 2000 && !memcmp(es, eb, ns * sizeof(*es)));
+	free(es);
 	close(fd);
 	CHECK_EQ_U64(nb, 6001);
 	CHECK_EQ_U64(nf, nb);
@@ -783,7 +791,7 @@ static void test_smaps_fd(void)
 	      last->thp_eligible == 1 && last->swap == 4);
 	free(ef);
 	/* an unreadable descriptor is an error, not an empty table */
-	CHECK(smaps_parse_fd(-1, &ef, &nf) == -EBADF && nf == 0 && !ef);
+	CHECK(smaps_parse_fd(-1, UINT64_MAX, &ef, &nf) == -EBADF && nf == 0 && !ef);
 	free(eb);
 	free(txt);
 }
