@@ -316,6 +316,7 @@ struct run_opts {
 	bool keep_going;
 	bool all_vmas;
 	bool allow_outside;
+	bool steps_later;      /* shell: steps arrive one by one, any may dump */
 };
 struct run {
 	struct scenario *sc;
@@ -381,7 +382,7 @@ size_t smaps_count(const struct smaps_table *t);
 /* counters.c: libproc2 */
 struct counters;
 struct counters *counters_new(void);
-void counters_snapshot(struct counters *c);
+void counters_snapshot(struct counters *c, bool slab);
 cJSON *counters_delta_json(const struct counters *base);
 cJSON *process_totals_json(pid_t pid);
 long process_rss_kb(pid_t pid);

@@ -334,6 +334,19 @@ static cJSON *new_result(struct scenario *sc)
 	return res;
 }
 
+/* Whether a dump may come: only a dump shows the slab counters, and their
+ * baseline (a read of /proc/slabinfo, about a millisecond of kernel time)
+ * is taken only then. */
+static bool may_dump(const struct scenario *sc, const struct run_opts *o)
+{
+	if (o->steps_later)
+		return true;
+	for (int i = 0; i < sc->nsteps; i++)
+		if (!strcmp(sc->steps[i].op->name, "dump"))
+			return true;
+	return false;
+}
+
 /* Fork the scenario process and wait until its carveout exists. NULL with
  * *res set when the scenario ends before it starts (skip, error). */
 struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **resp)
@@ -377,7 +390,7 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 		return NULL;
 	}
 	r->ctr = counters_new();
-	counters_snapshot(r->ctr);
+	counters_snapshot(r->ctr, may_dump(sc, o));
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
