@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +335,39 @@ static cJSON *new_result(struct scenario *sc)
 	return res;
 }
 
+/* anonremap and its scenario process take turns: one sends a call and
+ * blocks, the other makes it and replies. On one CPU each handover is a
+ * plain context switch; across two it is a wakeup IPI, which in a virtual
+ * machine costs tens of microseconds a step. So while a scenario runs both
+ * share the CPU anonremap is on (its forks inherit it), and anonremap's own
+ * affinity is given back when the scenario ends. Failure only costs speed. */
+static cpu_set_t saved_cpus;
+static int pinned; /* scenarios running with the shared CPU */
+
+static void cpu_share(void)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	if (pinned++)
+		return;
+	CPU_ZERO(&saved_cpus);
+	if (cpu < 0 || sched_getaffinity(0, sizeof(saved_cpus), &saved_cpus)) {
+		CPU_ZERO(&saved_cpus);
+		return;
+	}
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		CPU_ZERO(&saved_cpus);
+}
+
+static void cpu_unshare(void)
+{
+	if (pinned > 0 && !--pinned && CPU_COUNT(&saved_cpus))
+		sched_setaffinity(0, sizeof(saved_cpus), &saved_cpus);
+}
+
 /* Whether a dump may come: only a dump shows the slab counters, and their
  * baseline (a read of /proc/slabinfo, about a millisecond of kernel time)
  * is taken only then. */
@@ -392,6 +426,7 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 	r->ctr = counters_new();
 	counters_snapshot(r->ctr, may_dump(sc, o));
 	fflush(NULL);
+	cpu_share();
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct child_cfg cfg = { sc->size, sc->align, sc->guard, cmdp[0], repp[1] };
@@ -408,6 +443,7 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
 		set_status(res, "error", why);
 		reap_all(r);
+		cpu_unshare();
 		free(r->ctr);
 		free(r);
 		return NULL;
@@ -604,6 +640,7 @@ int run_end(struct run *r)
 		cJSON_AddTrueToObject(r->res, "interrupted");
 	vma_close(&r->vs);
 	reap_all(r);
+	cpu_unshare();
 	free(r->ctr);
 	free(r);
 	return status;
