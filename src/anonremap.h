@@ -43,7 +43,7 @@ struct kinfo {
 };
 extern struct kinfo kinfo;
 void kinfo_init(void);
-cJSON *kinfo_json(void);
+cJSON *kinfo_json(bool features);
 int read_small_file(const char *path, char *buf, size_t len);
 int sysfs_bracketed(const char *path, char *out, size_t len);
 void json_add_file(cJSON *o, const char *key, const char *path, bool bracketed);
@@ -472,7 +472,7 @@ struct command {
 extern const struct command commands[];
 const char *command_name(int i);
 int parse_format(const char *arg, enum out_format *f);
-cJSON *result_new(void);
+cJSON *result_new(bool features);
 int result_finish(cJSON *doc);
 int emit_result(cJSON *doc, enum out_format f, const char *output);
 extern const char *argp_program_version;
