@@ -43,7 +43,7 @@ struct counters {
 
 /* One libproc2 handle of each kind for the whole invocation. A new handle
  * reads its file once to set itself up, and reading through it is a second
- * read: /proc/slabinfo alone costs about a millisecond of kernel time, so
+ * read: /proc/slabinfo alone costs about half a millisecond here, so
  * each snapshot reads each file once, through these. select and reap always
  * read afresh (VMSTAT_GET on a kept handle would serve a copy up to a second
  * old, so it is not used). */

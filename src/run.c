@@ -369,7 +369,7 @@ static void cpu_unshare(void)
 }
 
 /* Whether a dump may come: only a dump shows the slab counters, and their
- * baseline (a read of /proc/slabinfo, about a millisecond of kernel time)
+ * baseline (a read of /proc/slabinfo, about half a millisecond here)
  * is taken only then. */
 static bool may_dump(const struct scenario *sc, const struct run_opts *o)
 {
