@@ -62,8 +62,9 @@ static int probe_procmap(void)
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno_byte(errno);
-	int rc = ioctl(fd, PROCMAP_QUERY, &q);
-	return rc ? errno_byte(errno) : 0;
+	int rc = ioctl(fd, PROCMAP_QUERY, &q), e = errno;
+	close(fd);
+	return rc ? errno_byte(e) : 0;
 }
 
 static int probe_dontunmap(void)

@@ -371,6 +371,22 @@ EOF
 	fi
 }
 
+@test "descriptors: the scenario process holds its two pipes and stdio, nothing of anonremap's" {
+	# dumps first, so that anonremap has its /proc readers open when the second scenario forks
+	echo '{"anonremap": 1, "name": "first", "steps": [{"op": "dump"}]}' >"$BATS_TEST_TMPDIR/first.json"
+	echo '{"anonremap": 1, "name": "second", "steps": [{"op": "pause"}, {"op": "dump"}]}' >"$BATS_TEST_TMPDIR/second.json"
+	bg_run "$BATS_TEST_TMPDIR/stdout" "$BATS_TEST_TMPDIR/stderr" -k \
+		"$BATS_TEST_TMPDIR/first.json" "$BATS_TEST_TMPDIR/second.json"
+	wait_paused "$BATS_TEST_TMPDIR/stderr"
+	local fds
+	fds="$(for f in /proc/"$PAUSED"/fd/*; do [[ "${f##*/}" -gt 2 ]] && readlink "$f"; done | sort | tr '\n' ' ')"
+	kill -CONT "$PAUSED"
+	local rc=0
+	wait "$BG" || rc=$?
+	assert_equal "$rc" 0
+	[[ "$fds" =~ ^pipe:\[[0-9]+\]\ pipe:\[[0-9]+\]\ $ ]] || fail "the scenario process holds: $fds"
+}
+
 @test "cpu: anonremap and the scenario process share one CPU while it runs" {
 	bg_run "$BATS_TEST_TMPDIR/stdout" "$BATS_TEST_TMPDIR/stderr" -e 'mmap ptr at=carveout len=1p' -e pause \
 		-e dump -e pause
