@@ -222,13 +222,16 @@ static void reap_all(struct run *r)
 	}
 	if (r->pgid > 0) {
 		kill(-r->pgid, SIGKILL);
-		/* anonremap is a subreaper: orphaned scenario processes come back to it */
-		for (int i = 0; i < 2000; i++) {
+		/* anonremap is a subreaper: orphaned scenario processes come back to it.
+		 * A killed process is gone within tens of microseconds: look again
+		 * soon, then less often, for about a second in all. */
+		for (int i = 0, us = 10; i < 2100; i++) {
 			while (waitpid(-r->pgid, &st, WNOHANG) > 0)
 				;
 			if (kill(-r->pgid, 0) < 0 && errno == ESRCH)
 				break;
-			usleep(500);
+			usleep(us);
+			us = us < 500 ? us * 2 : 500;
 		}
 	}
 	if (r->rep_fd >= 0)
