@@ -3,13 +3,14 @@
 # anonremap's own overhead (issue 9), against tests/bench/floor.c, a program
 # that makes the seed library's system calls directly, as a selftest does.
 #
-#   scripts/bench-overhead.sh [-r RUNS] [-n MOVES] [-s STEPS] [-d DUMPS]
+#   scripts/bench-overhead.sh [-r RUNS] [-n MOVES] [-s STEPS] [-d DUMPS] [-e ROUNDS]
 #
 #   -r RUNS    hyperfine runs per command (default 20); medians are shown
 #   -n MOVES   samples of the final mremap of mremap_unfaulted_to_faulted
 #              (default 200)
 #   -s STEPS   cheap steps in the per-step scenario (default 2000)
 #   -d DUMPS   dumps in the per-dump scenario (default 100)
+#   -e ROUNDS  rounds of (e), its five measurements interleaved (default 7)
 #
 # Prints each figure with the command that produced it:
 #   (a) fixed cost of one scenario: 'anonremap run -e' of one mmap against a
@@ -20,25 +21,29 @@
 #   (c) cost of one dump of a carveout with 20 VMAs: DUMPS dumps against none;
 #   (d) the seed library (6 merge scenarios + 10 relocate ones, which skip on
 #       a kernel without MREMAP_RELOCATE_ANON) against 'floor ROUNDS';
+#       Also the library with its dump steps taken out: what is left is
+#       anonremap's own machinery (process, scenario process, IPC, JSON).
 #   (e) the duration_ns of the final mremap of mremap_unfaulted_to_faulted
 #       (median of MOVES scenarios in one invocation) against
 #       'floor --mremap MOVES'; also the same steps with no dump between
-#       them, and the floor's loop pausing as long as one dump before the
-#       timed call: a call after a pause costs more, in any program.
+#       them, and two controls, the floor's loop with, before the timed
+#       call, a pause as long as one dump, or reading in-process what a dump
+#       reads: a call after either costs more, in any program.
 # Exit status 0 unless something could not be measured; a missed goal is
 # reported, not an error. ANONREMAP=path picks the binary.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 AR=${ANONREMAP:-$top/anonremap}
-runs=20 moves=200 steps=2000 dumps=100
+runs=20 moves=200 steps=2000 dumps=100 erounds=7
 
-while getopts r:n:s:d:h o; do
+while getopts r:n:s:d:e:h o; do
 	case $o in
 	r) runs=$OPTARG ;;
 	n) moves=$OPTARG ;;
 	s) steps=$OPTARG ;;
 	d) dumps=$OPTARG ;;
-	*) sed -n '3,29s/^# \{0,1\}//p' "$0"; [ "$o" = h ]; exit 2 ;;
+	e) erounds=$OPTARG ;;
+	*) sed -n '3,33s/^# \{0,1\}//p' "$0"; [ "$o" = h ]; exit 2 ;;
 	esac
 done
 
@@ -74,6 +79,7 @@ gcc -O2 -o "$tmp/one" "$tmp/one.c"
 # timed call, as anonremap's scenario process waits while a dump is taken.
 cat >"$tmp/pause.c" <<'EOF'
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,20 +104,32 @@ int main(int argc, char **argv)
 	long ps = sysconf(_SC_PAGESIZE);
 	uint64_t *t = calloc(n, sizeof(*t));
 	for (int i = 0; i < n; i++) {
-		char *c = mmap(NULL, 30 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		/* floor.c's layout: a 64 MiB guard each side of the 30-page carveout */
+		char *g = mmap(NULL, (30 + 2 * 16384) * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		char *c = g + 16384 * ps;
 		char *ptr = mmap(c + ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 		char *ptr2 = mmap(c + 7 * ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 		ptr2 = (char *)syscall(__NR_mremap, ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr2 + 1000 * ps);
 		ptr[0] = 'x';
-		if (pause_us)
+		if (pause_us > 0)
 			usleep(pause_us);
+		if (pause_us < 0) /* read what a dump reads, in this process */
+			for (int k = 0; k < 5; k++) {
+				static const char *const f[] = { "/proc/self/smaps", "/proc/self/smaps_rollup",
+								 "/proc/self/status", "/proc/vmstat", "/proc/slabinfo" };
+				static char buf[1 << 16];
+				int fd = open(f[k], O_RDONLY);
+				while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
+					;
+				if (fd >= 0)
+					close(fd);
+			}
 		uint64_t t0 = now();
 		long r = syscall(__NR_mremap, ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr + 5 * ps);
 		t[i] = now() - t0;
 		if (r == -1)
 			return 1;
-		munmap(c, 30 * ps);
-		munmap(c + 1000 * ps, 12 * ps);
+		munmap(g, (30 + 2 * 16384) * ps);
 	}
 	qsort(t, n, sizeof(*t), cmp);
 	printf("%llu\n", (unsigned long long)t[n / 2]);
@@ -223,8 +241,14 @@ lib6=$(for s in $six; do printf '%s ' "$sc/$s.json"; done)
 lib16="$lib6$(printf '%s ' "$sc"/mremap_relocate_anon_*.json)"
 nrel=$(find "$sc" -name 'mremap_relocate_anon_*.json' | wc -l)
 rounds=10
+# the same 16 with their dump steps taken out (the floor dumps nothing)
+mkdir -p "$tmp/nodumps"
+for f in $lib16; do
+	jq '.steps |= map(select(.op != "dump"))' "$f" >"$tmp/nodumps/$(basename "$f")"
+done
+lib16nd=$(for f in $lib16; do printf '%s ' "$tmp/nodumps/$(basename "$f")"; done)
 mapfile -t d < <(hf d "$tmp/floor 1" "$AR run -k $lib6" "$AR run -k $lib16" \
-	"$tmp/floor $rounds" "$AR run -k -n $rounds $lib6")
+	"$tmp/floor $rounds" "$AR run -k -n $rounds $lib6" "$AR run -k $lib16nd" "$AR run -k -f ktap $lib16nd")
 # shellcheck disable=SC2086 # a list of paths, as hyperfine gets it
 st16=$("$AR" run -k $lib16 | jq -r '.summary | "\(.pass) pass, \(.skip) skip, \(.fail) fail"')
 hdr "(d) the seed library (6 merge scenarios; +$nrel relocate ones: $st16)"
@@ -233,10 +257,14 @@ row "anonremap run -k <the 6>" d 1 "${d[1]}"
 row "anonremap run -k <the 6 + $nrel relocate = $((6 + nrel))>" d 2 "${d[2]}"
 row "floor $rounds" d 3 "${d[3]}"
 row "anonremap run -k -n $rounds <the 6>" d 4 "${d[4]}"
+row "anonremap run -k <the $((6 + nrel)), dump steps taken out>" d 5 "${d[5]}"
+row "anonremap run -k -f ktap <the $((6 + nrel)), dump steps taken out>" d 6 "${d[6]}"
 awk -v f="${d[0]}" -v a="${d[1]}" -v b="${d[2]}" -v n=$((6 + nrel)) -v f10="${d[3]}" -v a10="${d[4]}" -v r=$rounds 'BEGIN {
 	printf "   per scenario: floor %.2f ms, anonremap %.2f ms (6), %.2f ms (%d, skips included)\n", f / 6, a / 6, b / n, n
 	printf "   per round of 6 with -n %d: floor %.2f ms, anonremap %.2f ms\n", r, f10 / r, a10 / r
 	printf "   => library %.1fx the floor (one invocation), %.1fx (%d rounds)\n", b / f, a10 / f10, r }'
+awk -v f="${d[0]}" -v x="${d[5]}" -v k="${d[6]}" 'BEGIN {
+	printf "   => without the dumps: %.1fx the floor (JSON), %.1fx (KTAP)\n", x / f, k / f }'
 ratio=$(awk -v f="${d[0]}" -v b="${d[2]}" 'BEGIN { printf "%.2f", b / f }')
 ratio_cpu=$(awk -v f="$(cpu d 0)" -v b="$(cpu d 2)" 'BEGIN { printf "%.2f", b / f }')
 echo "   => CPU: library ${ratio_cpu}x the floor's"
@@ -260,19 +288,30 @@ final_ns() { # scenario file
 	"$AR" run $(reps "$1") |
 		jq '[.scenarios[] | [.steps[] | select(.op == "mremap")][-1].duration_ns] | sort | .[length / 2 | floor]'
 }
-e_ar=$(final_ns "$sc/mremap_unfaulted_to_faulted.json")
-e_nd=$(final_ns "$tmp/nodump.json")
-e_fl=$("$tmp/floor" --mremap "$moves")
 pause_us=$(awk -v d="$per_dump" 'BEGIN { printf "%d", d * 1000 }')
-e_fp=$("$tmp/pause" "$moves" "$pause_us")
-echo "(e) duration_ns of the final mremap of mremap_unfaulted_to_faulted, median of $moves"
-printf '   %-58s %s ns\n' "floor --mremap $moves" "$e_fl" \
-	"anonremap run <mremap_unfaulted_to_faulted x $moves>" "$e_ar" \
-	"  the same steps without the dumps, x $moves" "$e_nd" \
-	"floor's loop, pausing ${pause_us} us (one dump) before the call" "$e_fp"
-dev=$(awk -v a="$e_ar" -v f="$e_fl" 'BEGIN { printf "%+.1f", (a - f) * 100 / f }')
-dev_nd=$(awk -v a="$e_nd" -v f="$e_fl" 'BEGIN { printf "%+.1f", (a - f) * 100 / f }')
-dev_fp=$(awk -v a="$e_ar" -v f="$e_fp" 'BEGIN { printf "%+.1f", (a - f) * 100 / f }')
-echo "   => ${dev} % against the floor (${dev_nd} % without the dumps);" \
-	"${dev_fp} % against the floor paused as long as a dump"
+# ROUNDS rounds, the five measurements interleaved in each, so that the
+# machine's drift falls on all alike; each figure is the median of the
+# rounds' medians, with the range of those medians.
+fl=() ar=() nd=() fp=() fi=()
+for _ in $(seq "$erounds"); do
+	fl+=("$("$tmp/floor" --mremap "$moves")")
+	ar+=("$(final_ns "$sc/mremap_unfaulted_to_faulted.json")")
+	nd+=("$(final_ns "$tmp/nodump.json")")
+	fp+=("$("$tmp/pause" "$moves" "$pause_us")")
+	fi+=("$("$tmp/pause" "$moves" -1)")
+done
+med() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { printf "%d", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+rng() { printf '%s\n' "$@" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%d-%d", lo, hi }'; }
+e_fl=$(med "${fl[@]}") e_ar=$(med "${ar[@]}") e_nd=$(med "${nd[@]}") e_fp=$(med "${fp[@]}") e_fi=$(med "${fi[@]}")
+echo "(e) duration_ns of the final mremap of mremap_unfaulted_to_faulted: median of $erounds rounds' medians of $moves (range)"
+printf '   %-58s %6s ns  (%s)\n' "floor --mremap $moves" "$e_fl" "$(rng "${fl[@]}")" \
+	"anonremap run <mremap_unfaulted_to_faulted x $moves>" "$e_ar" "$(rng "${ar[@]}")" \
+	"  the same steps without the dumps, x $moves" "$e_nd" "$(rng "${nd[@]}")" \
+	"floor's loop, pausing ${pause_us} us (one dump) before the call" "$e_fp" "$(rng "${fp[@]}")" \
+	"floor's loop, reading what a dump reads before the call" "$e_fi" "$(rng "${fi[@]}")"
+pct() { awk -v a="$1" -v f="$2" 'BEGIN { printf "%+.1f", (a - f) * 100 / f }'; }
+dev=$(pct "$e_ar" "$e_fl")
+echo "   => ${dev} % against the floor ($(pct "$e_nd" "$e_fl") % without the dumps);" \
+	"$(pct "$e_ar" "$e_fp") % against the floor paused as long as a dump;" \
+	"$(pct "$e_ar" "$e_fi") % against the floor reading what a dump reads"
 goal "duration_ns within 5 % of the floor (median): ${dev} %" "${dev#+} <= 5 && ${dev#+} >= -5"

@@ -43,7 +43,7 @@ struct kinfo {
 };
 extern struct kinfo kinfo;
 void kinfo_init(void);
-cJSON *kinfo_json(void);
+cJSON *kinfo_json(bool features);
 int read_small_file(const char *path, char *buf, size_t len);
 int sysfs_bracketed(const char *path, char *out, size_t len);
 void json_add_file(cJSON *o, const char *key, const char *path, bool bracketed);
@@ -318,6 +318,7 @@ struct run_opts {
 	bool keep_going;
 	bool all_vmas;
 	bool allow_outside;
+	bool steps_later;      /* shell: steps arrive one by one, any may dump */
 };
 struct run {
 	struct scenario *sc;
@@ -389,7 +390,7 @@ size_t smaps_count(const struct smaps_table *t);
 /* counters.c: libproc2 */
 struct counters;
 struct counters *counters_new(void);
-void counters_snapshot(struct counters *c);
+void counters_snapshot(struct counters *c, bool slab);
 cJSON *counters_delta_json(const struct counters *base);
 cJSON *process_totals_json(pid_t pid);
 long process_rss_kb(pid_t pid);
@@ -502,7 +503,7 @@ struct command {
 extern const struct command commands[];
 const char *command_name(int i);
 int parse_format(const char *arg, enum out_format *f);
-cJSON *result_new(void);
+cJSON *result_new(bool features);
 int result_finish(cJSON *doc);
 int emit_result(cJSON *doc, enum out_format f, const char *output);
 extern const char *argp_program_version;

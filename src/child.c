@@ -150,6 +150,14 @@ void child_main(const struct child_cfg *cfg)
 
 	cmd_fd = cfg->cmd_fd;
 	rep_fd = cfg->rep_fd;
+	/* Nothing of anonremap's but the two pipes: libproc2 keeps its /proc
+	 * files open without O_CLOEXEC, and a fork inherits them. */
+	int f1 = cmd_fd < rep_fd ? cmd_fd : rep_fd, f2 = cmd_fd < rep_fd ? rep_fd : cmd_fd;
+	if (f1 > 3)
+		close_range(3, f1 - 1, 0);
+	if (f2 > f1 + 1)
+		close_range(f1 + 1, f2 - 1, 0);
+	close_range(f2 + 1, ~0u, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	setrlimit(RLIMIT_CORE, &core);
 	/* a runaway scenario is the first thing the OOM killer takes */

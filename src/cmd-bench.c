@@ -374,7 +374,7 @@ int cmd_bench(int argc, char **argv)
 	cJSON *doc = cJSON_CreateObject();
 	cJSON_AddNumberToObject(doc, "anonremap", FORMAT_VERSION);
 	cJSON_AddStringToObject(doc, "version", PACKAGE_VERSION);
-	cJSON_AddItemToObject(doc, "kernel", kinfo_json());
+	cJSON_AddItemToObject(doc, "kernel", kinfo_json(true));
 	cJSON *b = cJSON_AddObjectToObject(doc, "bench");
 	cJSON_AddNumberToObject(b, "repeat", a.repeat);
 	cJSON_AddStringToObject(b, "clock", "CLOCK_MONOTONIC around the mremap system call alone");

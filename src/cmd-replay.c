@@ -83,7 +83,7 @@ int cmd_replay(int argc, char **argv)
 		}
 		i++;
 	}
-	cJSON *now = result_new();
+	cJSON *now = result_new(true);
 	cJSON *out = cJSON_CreateObject(), *outs = cJSON_AddArrayToObject(out, "scenarios");
 	cJSON *feat = compare_features(old, now);
 	cJSON_AddItemToObject(out, "kernel", feat);

@@ -191,6 +191,7 @@ int cmd_shell(int argc, char **argv)
 		doc = cJSON_Duplicate(trial, 1);
 		nlines++;
 		if (!r) {
+			a.po.ro.steps_later = true; /* any step to come may dump */
 			r = run_begin(nsc, &a.po.ro, &res);
 			if (!r) {
 				say(&a, "error", cJSON_GetObjectItem(res, "reason")->valuestring);

@@ -572,7 +572,7 @@ int cmd_stress(int argc, char **argv)
 	cJSON *doc = cJSON_CreateObject();
 	cJSON_AddNumberToObject(doc, "anonremap", FORMAT_VERSION);
 	cJSON_AddStringToObject(doc, "version", PACKAGE_VERSION);
-	cJSON_AddItemToObject(doc, "kernel", kinfo_json());
+	cJSON_AddItemToObject(doc, "kernel", kinfo_json(true));
 	cJSON *s = cJSON_AddObjectToObject(doc, "stress");
 	cJSON_AddNumberToObject(s, "seed", (double)cfg->seed);
 	cJSON_AddNumberToObject(s, "pages", cfg->pages);

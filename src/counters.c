@@ -3,6 +3,7 @@
  * one process's totals (smaps_rollup and status). */
 #include "anonremap.h"
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <libproc2/meminfo.h>
 #include <libproc2/pids.h>
@@ -40,50 +41,111 @@ struct counters {
 	char slab_why[96];
 };
 
+/* One libproc2 handle of each kind for the whole invocation. A new handle
+ * reads its file once to set itself up, and reading through it is a second
+ * read: /proc/slabinfo alone costs about half a millisecond here, so
+ * each snapshot reads each file once, through these. select and reap always
+ * read afresh (VMSTAT_GET on a kept handle would serve a copy up to a second
+ * old, so it is not used). */
+static struct vmstat_info *vm_info;
+static struct slabinfo_info *slab_info;
+static struct pids_info *totals_info, *rss_info;
+static bool slab_tried;
+static int slab_errno;     /* why procps_slabinfo_new failed */
+
+static void counters_release(void)
+{
+	if (vm_info)
+		procps_vmstat_unref(&vm_info);
+	if (slab_info)
+		procps_slabinfo_unref(&slab_info);
+	if (totals_info)
+		procps_pids_unref(&totals_info);
+	if (rss_info)
+		procps_pids_unref(&rss_info);
+}
+
+static void release_at_exit(void)
+{
+	static bool registered;
+	if (!registered)
+		atexit(counters_release);
+	registered = true;
+}
+
 struct counters *counters_new(void)
 {
 	return xcalloc(1, sizeof(struct counters));
 }
 
-void counters_snapshot(struct counters *c)
+static bool vmstat_read(unsigned long *out)
 {
-	struct vmstat_info *vi = NULL;
-	struct slabinfo_info *si = NULL;
+	enum vmstat_item items[NVM];
 
-	c->vm_ok = procps_vmstat_new(&vi) >= 0;
-	for (size_t i = 0; c->vm_ok && i < NVM; i++)
-		c->vm[i] = VMSTAT_GET(vi, vm_items[i].item, ul_int);
-	if (vi)
-		procps_vmstat_unref(&vi);
+	release_at_exit();
+	if (!vm_info && procps_vmstat_new(&vm_info) < 0) {
+		vm_info = NULL;
+		return false;
+	}
+	for (size_t i = 0; i < NVM; i++)
+		items[i] = vm_items[i].item;
+	struct vmstat_stack *st = procps_vmstat_select(vm_info, items, NVM);
+	if (!st)
+		return false;
+	for (size_t i = 0; i < NVM; i++)
+		out[i] = VMSTAT_VAL(i, ul_int, st, vm_info);
+	return true;
+}
 
+static void slab_read(struct counters *c)
+{
 	c->slab_ok = false;
-	int rc = procps_slabinfo_new(&si);
-	if (rc < 0) {
+	release_at_exit();
+	if (!slab_tried) {
+		int rc = procps_slabinfo_new(&slab_info);
+		slab_tried = true;
+		if (rc < 0) {
+			slab_errno = -rc > 0 ? -rc : errno;
+			slab_info = NULL;
+		}
+	}
+	if (!slab_info) {
 		snprintf(c->slab_why, sizeof(c->slab_why), "/proc/slabinfo unreadable: %s (root only)",
-			 errno_name(-rc > 0 ? -rc : errno));
+			 errno_name(slab_errno));
 		return;
 	}
 	enum slabinfo_item items[] = { SLAB_NAME, SLAB_ACTIVE_OBJS };
-	struct slabinfo_reaped *r = procps_slabinfo_reap(si, items, 2);
+	struct slabinfo_reaped *r = procps_slabinfo_reap(slab_info, items, 2);
 	if (!r) {
 		snprintf(c->slab_why, sizeof(c->slab_why), "/proc/slabinfo unreadable: %s (root only)",
 			 errno_name(errno));
-		procps_slabinfo_unref(&si);
 		return;
 	}
 	int found = 0;
 	for (int i = 0; i < r->total; i++) {
-		const char *name = SLABINFO_VAL(0, str, r->stacks[i], si);
+		const char *name = SLABINFO_VAL(0, str, r->stacks[i], slab_info);
 		for (int k = 0; k < NSLAB; k++)
 			if (name && !strcmp(name, slab_names[k])) {
-				c->slab[k] = SLABINFO_VAL(1, u_int, r->stacks[i], si);
+				c->slab[k] = SLABINFO_VAL(1, u_int, r->stacks[i], slab_info);
 				found++;
 			}
 	}
 	c->slab_ok = found == NSLAB;
 	if (!c->slab_ok)
 		snprintf(c->slab_why, sizeof(c->slab_why), "caches merged away by the slab allocator");
-	procps_slabinfo_unref(&si);
+}
+
+/* vmstat always (the OOM-kill cause needs it); the slab caches only when
+ * asked: a scenario without a dump never shows them. */
+void counters_snapshot(struct counters *c, bool slab)
+{
+	c->vm_ok = vmstat_read(c->vm);
+	if (slab) {
+		slab_read(c);
+	} else {
+		c->slab_ok = false;
+		snprintf(c->slab_why, sizeof(c->slab_why), "no baseline was taken");
+	}
 }
 
 /* Deltas since base, labelled system-wide: other processes move them too. */
@@ -92,7 +154,8 @@ cJSON *counters_delta_json(const struct counters *base)
 	struct counters now;
 	cJSON *o = cJSON_CreateObject();
 
-	counters_snapshot(&now);
+	/* no slabinfo read when the baseline already failed: the answer is known */
+	counters_snapshot(&now, base->slab_ok);
 	cJSON_AddStringToObject(o, "scope", "system-wide, since the scenario started");
 	cJSON *vm = cJSON_AddObjectToObject(o, "vmstat");
 	if (base->vm_ok && now.vm_ok)
@@ -113,14 +176,16 @@ cJSON *counters_delta_json(const struct counters *base)
 cJSON *process_totals_json(pid_t pid)
 {
 	enum pids_item items[] = { PIDS_SMAP_RSS, PIDS_SMAP_ANONYMOUS, PIDS_SMAP_HUGE_ANON, PIDS_VM_SIZE };
-	struct pids_info *pi = NULL;
 	cJSON *o = cJSON_CreateObject();
 	unsigned p = pid;
 
-	if (procps_pids_new(&pi, items, 4) < 0) {
+	release_at_exit();
+	if (!totals_info && procps_pids_new(&totals_info, items, 4) < 0) {
+		totals_info = NULL;
 		cJSON_AddStringToObject(o, "error", "libproc2: cannot read /proc");
 		return o;
 	}
+	struct pids_info *pi = totals_info;
 	struct pids_fetch *f = procps_pids_select(pi, &p, 1, PIDS_SELECT_PID);
 	if (!f || !f->counts || f->counts->total < 1) {
 		cJSON_AddStringToObject(o, "error", "process not readable");
@@ -131,19 +196,21 @@ cJSON *process_totals_json(pid_t pid)
 		cJSON_AddNumberToObject(o, "anon_huge_kb", (double)PIDS_VAL(2, ul_int, s, pi));
 		cJSON_AddNumberToObject(o, "vm_size_kb", (double)PIDS_VAL(3, ul_int, s, pi));
 	}
-	procps_pids_unref(&pi);
 	return o;
 }
 
 /* Resident set of one process in kB (status: VmRSS), or -1. */
 long process_rss_kb(pid_t pid)
 {
-	static struct pids_info *pi;
 	static enum pids_item items[] = { PIDS_VM_RSS };
 	unsigned p = pid;
 
-	if (!pi && procps_pids_new(&pi, items, 1) < 0)
+	release_at_exit();
+	if (!rss_info && procps_pids_new(&rss_info, items, 1) < 0) {
+		rss_info = NULL;
 		return -1;
+	}
+	struct pids_info *pi = rss_info;
 	struct pids_fetch *f = procps_pids_select(pi, &p, 1, PIDS_SELECT_PID);
 	if (!f || !f->counts || f->counts->total < 1)
 		return -1;
@@ -153,12 +220,10 @@ long process_rss_kb(pid_t pid)
 /* How many OOM kills happened since the snapshot (system-wide). */
 long counters_oom_kills(const struct counters *base)
 {
-	struct vmstat_info *vi = NULL;
-	if (!base->vm_ok || procps_vmstat_new(&vi) < 0)
+	unsigned long now[NVM];
+	if (!base->vm_ok || !vmstat_read(now))
 		return -1;
-	unsigned long now = VMSTAT_GET(vi, VMSTAT_OOM_KILL, ul_int);
-	procps_vmstat_unref(&vi);
-	return (long)(now - base->vm[NVM - 1]);
+	return (long)(now[NVM - 1] - base->vm[NVM - 1]);
 }
 
 /* MemTotal in kB, for the default --max-rss. */

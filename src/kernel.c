@@ -82,7 +82,8 @@ void json_add_thp_file(cJSON *o, const char *key, const char *name, bool bracket
 	json_add_file(o, key, path, bracketed);
 }
 
-cJSON *kinfo_json(void)
+/* features: probe and list them (the text and KTAP outputs never show them) */
+cJSON *kinfo_json(bool features)
 {
 	cJSON *k = cJSON_CreateObject();
 	cJSON_AddStringToObject(k, "release", kinfo.release);
@@ -92,6 +93,7 @@ cJSON *kinfo_json(void)
 	cJSON *thp = cJSON_AddObjectToObject(k, "thp");
 	json_add_thp_file(thp, "enabled", "enabled", true);
 	json_add_thp_file(thp, "defrag", "defrag", true);
-	cJSON_AddItemToObject(k, "features", features_json(false));
+	if (features)
+		cJSON_AddItemToObject(k, "features", features_json(false));
 	return k;
 }

@@ -3,9 +3,14 @@
  * the date, the VM settings, the probed features, the kernel config, and a
  * short text summary for pasting into a mail. */
 #include "anonremap.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The config options that bear on VMA merging, moves and THP. */
 static const char *const config_opts[] = {
@@ -18,12 +23,40 @@ static const char *const config_opts[] = {
 	NULL,
 };
 
+/* gzip -dc /proc/config.gz, spawned straight (no shell: popen's sh cost
+ * as much as gzip itself), its stdout a pipe, stderr /dev/null. */
+static FILE *gunzip_config(pid_t *pid)
+{
+	static char *const argv[] = { "gzip", "-dc", "/proc/config.gz", NULL };
+	posix_spawn_file_actions_t fa;
+	int fds[2];
+	FILE *fp = NULL;
+
+	*pid = -1;
+	if (access("/proc/config.gz", R_OK) || pipe2(fds, O_CLOEXEC))
+		return NULL;
+	if (!posix_spawn_file_actions_init(&fa)) {
+		posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+		if (posix_spawnp(pid, "gzip", &fa, NULL, argv, environ))
+			*pid = -1;
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	close(fds[1]);
+	if (*pid > 0)
+		fp = fdopen(fds[0], "re");
+	if (!fp)
+		close(fds[0]);
+	return fp;
+}
+
 /* /proc/config.gz through gzip, else /boot/config-RELEASE. */
 static cJSON *config_json(void)
 {
 	char path[256], line[512];
 	cJSON *o = cJSON_CreateObject();
-	FILE *fp = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
+	pid_t gz;
+	FILE *fp = gunzip_config(&gz);
 	bool any = false;
 
 	for (int pass = 0; pass < 2 && !any; pass++) {
@@ -45,9 +78,12 @@ static cJSON *config_json(void)
 				}
 			}
 		}
-		/* close what this pass opened: a popen'd gzip must be waited for */
+		/* close what this pass opened; gzip must be waited for */
 		if (fp)
-			pass == 0 ? pclose(fp) : fclose(fp);
+			fclose(fp);
+		if (pass == 0 && gz > 0)
+			while (waitpid(gz, NULL, 0) < 0 && errno == EINTR)
+				;
 		fp = NULL;
 	}
 	if (!any) {

@@ -26,6 +26,35 @@ setup() {
 	fi
 }
 
+@test "config: gzip runs straight from anonremap for a JSON result or report, not at all for text or KTAP" {
+	[ -r /proc/config.gz ] || skip "no /proc/config.gz"
+	local bin="$BATS_TEST_TMPDIR/bin" log="$BATS_TEST_TMPDIR/gzip.log" real
+	real="$(command -v gzip)"
+	mkdir -p "$bin"
+	# a gzip that logs its parent's name, then does the real work
+	printf '#!/bin/sh\nps -o comm= -p $PPID >>"%s"\nexec "%s" "$@"\n' "$log" "$real" >"$bin/gzip"
+	chmod +x "$bin/gzip"
+	PATH="$bin:$PATH" "$AR" run -f ktap -e 'mmap ptr at=carveout len=1p' >/dev/null
+	PATH="$bin:$PATH" "$AR" run -f text -o "$BATS_TEST_TMPDIR/t.txt" -e 'mmap ptr at=carveout len=1p'
+	[ ! -e "$log" ] || fail "gzip ran for text or KTAP: $(cat "$log")"
+	J="$BATS_TEST_TMPDIR/j.json"
+	PATH="$bin:$PATH" "$AR" run -e 'mmap ptr at=carveout len=1p' >"$J"
+	[[ "$(cat "$log")" == "$(basename "$AR")" ]] || fail "gzip's parent: $(cat "$log"), not $(basename "$AR")"
+	jq_true '.config | has("CONFIG_TRANSPARENT_HUGEPAGE")'
+	jq_true '.kernel.features | has("mremap_relocate_anon") and has("userfaultfd")'
+	# the same options as the configuration itself says
+	local thp
+	thp="$(gzip -dc /proc/config.gz | sed -n 's/^CONFIG_TRANSPARENT_HUGEPAGE=//p')"
+	assert_jq '.config.CONFIG_TRANSPARENT_HUGEPAGE' "${thp:-not set}"
+	# -f text with -R: the report has everything
+	rm -f "$log"
+	PATH="$bin:$PATH" "$AR" run -f ktap -R "$BATS_TEST_TMPDIR/rep.json" -e 'mmap ptr at=carveout len=1p' >/dev/null
+	[[ "$(cat "$log")" == "$(basename "$AR")" ]] || fail "gzip's parent: $(cat "$log"), not $(basename "$AR")"
+	J="$BATS_TEST_TMPDIR/rep.json"
+	jq_true '.config | has("CONFIG_KSM")'
+	jq_true '.probe.userfaultfd | has("supported")'
+}
+
 @test "--report: one JSON file with the text summary first" {
 	J="$REP"
 	assert_jq 'keys_unsorted[0]' summary_text

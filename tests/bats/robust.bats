@@ -371,6 +371,47 @@ EOF
 	fi
 }
 
+@test "descriptors: the scenario process holds its two pipes and stdio, nothing of anonremap's" {
+	# dumps first, so that anonremap has its /proc readers open when the second scenario forks
+	echo '{"anonremap": 1, "name": "first", "steps": [{"op": "dump"}]}' >"$BATS_TEST_TMPDIR/first.json"
+	echo '{"anonremap": 1, "name": "second", "steps": [{"op": "pause"}, {"op": "dump"}]}' >"$BATS_TEST_TMPDIR/second.json"
+	bg_run "$BATS_TEST_TMPDIR/stdout" "$BATS_TEST_TMPDIR/stderr" -k \
+		"$BATS_TEST_TMPDIR/first.json" "$BATS_TEST_TMPDIR/second.json"
+	wait_paused "$BATS_TEST_TMPDIR/stderr"
+	local fds
+	fds="$(for f in /proc/"$PAUSED"/fd/*; do [[ "${f##*/}" -gt 2 ]] && readlink "$f"; done | sort | tr '\n' ' ')"
+	kill -CONT "$PAUSED"
+	local rc=0
+	wait "$BG" || rc=$?
+	assert_equal "$rc" 0
+	[[ "$fds" =~ ^pipe:\[[0-9]+\]\ pipe:\[[0-9]+\]\ $ ]] || fail "the scenario process holds: $fds"
+}
+
+@test "cpu: anonremap and the scenario process share one CPU while it runs" {
+	bg_run "$BATS_TEST_TMPDIR/stdout" "$BATS_TEST_TMPDIR/stderr" -e 'mmap ptr at=carveout len=1p' -e pause \
+		-e dump -e pause
+	wait_paused "$BATS_TEST_TMPDIR/stderr"
+	local child parent
+	child="$(sed -n 's/^Cpus_allowed_list:\s*//p' "/proc/$PAUSED/status")"
+	parent="$(sed -n 's/^Cpus_allowed_list:\s*//p' "/proc/$ARPID/status")"
+	kill -CONT "$PAUSED"
+	# the second pause: the same process, still bound
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^anonremap: step 3: paused' "$BATS_TEST_TMPDIR/stderr" && break
+		sleep 0.05
+	done
+	kill -CONT "$PAUSED"
+	local rc=0
+	wait "$BG" || rc=$?
+	assert_equal "$rc" 0
+	[[ "$child" =~ ^[0-9]+$ ]] || fail "scenario process bound to '$child', expected one CPU"
+	assert_equal "$parent" "$child"
+	J="$BATS_TEST_TMPDIR/stdout"
+	assert_jq 'sc.status' 'pass'
+	assert_no_scenario_process
+}
+
 # --- -o and write errors ------------------------------------------------------
 
 @test "-o: the result is written whole, with no temporary file left" {
