@@ -1,14 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make check-vm: the quick part of the scenario library, run inside Debian's
-# 6.1 kernel booted under QEMU by scripts/anonremap-vm. 6.1 has no
-# PROCMAP_QUERY, so this runs anonremap's /proc/PID/maps fallback on a real
-# kernel. Each scenario's status must be the one recorded in
+# 6.1 kernel booted under QEMU by scripts/anonremap-vm --xray (the x-ray
+# module built for it and loaded, so the xray_* scenarios run for real). 6.1
+# has no PROCMAP_QUERY, so this runs anonremap's /proc/PID/maps fallback on a
+# real kernel. Each scenario's status must be the one recorded in
 # tests/vm/expected-6.1.txt ("name<TAB>pass|fail|skip"): some selftest
 # expectations do not hold on 6.1 (VMA merging changed since), and those are
 # recorded as fail, kernel behaviour. A tool error always fails the test:
 # anonremap's exit 2 or 3, a status "error", a crash, a hung or silent guest,
-# missing or unreadable output.
+# missing or unreadable output. Then tests/vm/xray.sh (VM_XRAY=0 skips it):
+# the x-ray module's own checks in a second boot, among them that reading the
+# x-ray leaves /proc/PID/maps and pagemap byte-identical.
 #
 #   tests/vm/check-vm.sh            compare with the expected file
 #   tests/vm/check-vm.sh --update   run, and rewrite the expected statuses
@@ -39,7 +42,7 @@ result="$tmp/result.json"
 t0=$(date +%s)
 rc=0
 # shellcheck disable=SC2086
-ANONREMAP_VM_VERBOSE=1 "$top/scripts/anonremap-vm" --debian "$DEBIAN" --anonremap "$AR" \
+ANONREMAP_VM_VERBOSE=1 "$top/scripts/anonremap-vm" --debian "$DEBIAN" --xray --anonremap "$AR" \
 	--timeout "${VM_TIMEOUT:-600}" --log "$tmp/console.log" \
 	-- run -f json -k -t 120 -o "$result" $names >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
 t1=$(date +%s)
@@ -110,6 +113,23 @@ if [ "$fail" -ne 0 ]; then
 	keep=1
 	echo "# kept for inspection: $tmp (console.log: the guest's kernel log)"
 	sed 's/^/# stdout: /' "$tmp/stdout" | head -n 20
+fi
+
+# The x-ray module's own checks (tests/vm/xray.sh), 6.1 only: its counts join ours.
+if [ "${VM_XRAY:-1}" != 0 ] && [ "$update" = 0 ] && [ "$DEBIAN" = 6.1 ]; then
+	t0=$(date +%s)
+	xrc=0
+	ANONREMAP="$AR" sh "$top/tests/vm/xray.sh" >"$tmp/xray.log" 2>&1 || xrc=$?
+	t1=$(date +%s)
+	sed 's/^/# xray.sh: /' "$tmp/xray.log" | grep -E '^# xray.sh: (not ok|# guest)|failed$' || true
+	x=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$tmp/xray.log" | tail -n 1)
+	if [ -n "$x" ] && [ "$xrc" = 0 ]; then
+		ok "tests/vm/xray.sh: $x, $((t1 - t0)) s"
+	else
+		keep=1
+		cp "$tmp/xray.log" "$tmp/xray.kept.log"
+		notok "tests/vm/xray.sh: exit $xrc${x:+, $x} (log: $tmp/xray.kept.log)"
+	fi
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
