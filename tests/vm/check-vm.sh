@@ -16,6 +16,9 @@
 #   tests/vm/check-vm.sh            compare with the expected file
 #   tests/vm/check-vm.sh --update   run, and rewrite the expected statuses
 #
+# Then two short boots for stress in the guest (VM_STRESS=0 skips them): see
+# the end of this file.
+#
 # Environment: ANONREMAP (the binary), VM_DEBIAN (default 6.1),
 # VM_EXPECTED (default tests/vm/expected-$VM_DEBIAN.txt), VM_TIMEOUT (600 s).
 set -eu
@@ -129,6 +132,82 @@ if [ "${VM_XRAY:-1}" != 0 ] && [ "$update" = 0 ] && [ "$DEBIAN" = 6.1 ]; then
 		keep=1
 		cp "$tmp/xray.log" "$tmp/xray.kept.log"
 		notok "tests/vm/xray.sh: exit $xrc${x:+, $x} (log: $tmp/xray.kept.log)"
+	fi
+fi
+# Issue 12's VM pieces, two short boots (VM_STRESS=0 skips them).
+if [ "${VM_STRESS:-1}" != 0 ] && [ "$update" = 0 ]; then
+	# 1. stress --reclaim in the guest with zram swap (--swap) and a memory
+	# cgroup; the x-ray invariant exercised with the test switch
+	# --xray-all-moves (a moved faulted VMA breaks it on a kernel without the
+	# series), so the check, the reproducer and the minimizer run for real;
+	# the reproducers come back through --out; a kernel-log line that
+	# --allow-splat allows leaves the exit status alone.
+	s="$tmp/stress"
+	t0=$(date +%s)
+	src=0
+	ANONREMAP_VM_KMSG="WARNING: anonremap-vm-test: allowed marker" \
+		"$top/scripts/anonremap-vm" --debian "$DEBIAN" --xray --swap 128M --anonremap "$AR" \
+		--timeout "${VM_TIMEOUT:-600}" --allow-splat 'anonremap-vm-test: allowed' -- \
+		stress --seed 7 --steps 60 --reclaim --xray-all-moves --out "$s" -o "$s.json" \
+		>"$tmp/stress.out" 2>"$tmp/stress.err" || src=$?
+	t1=$(date +%s)
+	sed 's/^/# stress: /' "$tmp/stress.err" | grep -E 'seed|broke|minimized|kernel report|anonremap-vm: [^k ]' || true
+	if [ "$src" = 1 ] && jq -e '.stress.violation.invariant == "xray"' "$s.json" >/dev/null 2>&1; then
+		ok "stress --xray-all-moves in the guest: the x-ray invariant broke, as it must without the series (exit 1, $((t1 - t0)) s)"
+	else
+		notok "stress --xray-all-moves in the guest: exit $src, invariant $(jq -r '.stress.violation.invariant' "$s.json" 2>/dev/null), expected exit 1 and xray"
+	fi
+	if jq -e '.stress.invariants.xray | startswith("checked")' "$s.json" >/dev/null 2>&1; then
+		ok "stress: invariant xray $(jq -r '.stress.invariants.xray' "$s.json")"
+	else
+		notok "stress: invariant xray not checked with the module loaded: $(jq -r '.stress.invariants.xray' "$s.json" 2>/dev/null)"
+	fi
+	if jq -e '.stress.reclaim.swap_devices >= 1 and .stress.reclaim.cgroup != null' "$s.json" >/dev/null 2>&1; then
+		ok "stress --reclaim: the guest has swap ($(jq -r '.stress.reclaim.swap_devices' "$s.json") device, zram) and a memory.high cgroup"
+	else
+		notok "stress --reclaim: no swap or no cgroup in the guest: $(jq -c '.stress.reclaim' "$s.json" 2>/dev/null)"
+	fi
+	min="$s/stress-7-min.json"
+	if [ -f "$s/stress-7.json" ] && [ -f "$min" ] &&
+		[ "$(jq -r '.stress.violation.minimized' "$s.json" 2>/dev/null)" = "$min" ] &&
+		jq -e '(.steps | length) <= 8 and .steps[-1].folios_linear == true and .requires == ["xray"]' "$min" >/dev/null 2>&1; then
+		ok "stress --out: both reproducers came back to the host (the minimized one: $(jq '.steps | length' "$min") steps, ending in expect folios_linear)"
+	else
+		notok "stress --out: reproducers missing or wrong under $s: $(ls "$s" 2>&1 | tr '\n' ' ')"
+	fi
+	if jq -e '.stress.violation.minimized_replay | startswith("failed")' "$s.json" >/dev/null 2>&1; then
+		ok "stress: the minimized reproducer fails when replayed in the guest ($(jq -r '.stress.violation.minimized_replay' "$s.json"))"
+	else
+		notok "stress: the minimized reproducer did not fail when replayed: $(jq -r '.stress.violation.minimized_replay' "$s.json" 2>/dev/null)"
+	fi
+	if grep -q 'kernel report (allowed by --allow-splat): WARNING: anonremap-vm-test' "$tmp/stress.err"; then
+		ok "kernel-log scan: an allowed report is printed, the exit status stays anonremap's"
+	else
+		notok "kernel-log scan: the allowed test line was not reported"
+	fi
+
+	# 2. Pages really swapped out (pageout with --swap: 'w' in pages_state)
+	# and back in intact; a kernel report that is not allowed makes it exit 5.
+	t0=$(date +%s)
+	src=0
+	ANONREMAP_VM_KMSG="BUG: anonremap-vm-test: not allowed" \
+		"$top/scripts/anonremap-vm" --debian "$DEBIAN" --swap 64M --anonremap "$AR" \
+		--timeout "${VM_TIMEOUT:-600}" -- run -f json -o "$tmp/swap.json" \
+		-e "mmap ptr at=carveout+1p len=8p prot=rw" -e "fault ptr len=8p pattern=7" \
+		-e "madvise ptr len=8p advice=pageout" -e "dump label=swapped" -e "verify ptr len=8p pattern=7" \
+		>"$tmp/swap.out" 2>"$tmp/swap.err" || src=$?
+	t1=$(date +%s)
+	st=$(jq -r '.scenarios[0].dumps[0].vmas[] | select(.region == "ptr") | "\(.pages_state) \(.swap_pages)"' "$tmp/swap.json" 2>/dev/null || true)
+	if [ "$st" = "wwwwwwww 8" ] && [ "$(jq -r '.scenarios[0].status' "$tmp/swap.json")" = pass ]; then
+		ok "--swap: 8 pages paged out show as 'w' ($st swapped), and read back intact ($((t1 - t0)) s)"
+	else
+		notok "--swap: pages_state/swap_pages '$st', status $(jq -r '.scenarios[0].status' "$tmp/swap.json" 2>/dev/null)"
+	fi
+	if [ "$src" = 5 ] && grep -q 'kernel report: BUG: anonremap-vm-test' "$tmp/swap.err" &&
+		grep -q 'exit 5: .*anonremap itself exited 0' "$tmp/swap.err"; then
+		ok "kernel-log scan: a report not allowed is printed and makes the exit status 5"
+	else
+		notok "kernel-log scan: exit $src; $(grep 'kernel report\|exit 5' "$tmp/swap.err" | head -n 2 | tr '\n' ' ')"
 	fi
 fi
 echo "$pass passed, $fail failed"
