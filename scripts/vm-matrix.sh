@@ -10,12 +10,15 @@
 #   scripts/vm-matrix.sh --out DIR [--debian V]... [--kernel IMAGE]... [--no-host]
 #
 # Without --debian, --kernel or --host: --debian 6.1 --host --debian 7.2.
-# Other options: --all (slow and perf too), --timeout S (per VM, default 1800).
+# Other options: --all (slow and perf too), --timeout S (per VM, default 1800),
+# --no-xray (by default each VM loads the x-ray module, anonremap-vm --xray:
+# for --debian from Debian's headers, for --kernel when the image lies in its
+# built tree, so the xray_* scenarios run there).
 # Exit 0 when every kernel gave a result, 1 when one did not (tool error).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 AR=${ANONREMAP:-$top/anonremap}
-out="" cols="" host_given=0 excl="-x slow -x perf" vmtimeout=1800
+out="" cols="" host_given=0 excl="-x slow -x perf" vmtimeout=1800 xray=1
 
 usage() {
 	sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -31,6 +34,7 @@ while [ $# -gt 0 ]; do
 	--host) cols="$cols host:"; host_given=1; shift ;;
 	--no-host) host_given=-1; shift ;;
 	--all) excl=""; shift ;;
+	--no-xray) xray=0; shift ;;
 	--timeout) vmtimeout=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "vm-matrix: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
@@ -63,8 +67,15 @@ for c in $cols; do
 		"$AR" run -f json -k -t 300 $excl -o "$res" "$top"/scenarios/*.json >/dev/null 2>"$out/results/$k.stderr" || rc=$?
 		;;
 	debian | kernel)
-		sel="--debian $arg"
-		[ "$kind" = kernel ] && sel="--kernel $arg"
+		# the x-ray module for the xray_* scenarios: Debian's headers, or
+		# the tree the image was built in (else they skip, saying why)
+		sel="--debian $arg --xray"
+		if [ "$kind" = kernel ]; then
+			sel="--kernel $arg"
+			kd=$(dirname "$arg")
+			[ -f "$kd/../../../.config" ] && [ -f "$kd/../../../Makefile" ] && sel="$sel --xray"
+		fi
+		[ "$xray" = 1 ] || sel=$(echo "$sel" | sed 's/ --xray//')
 		# shellcheck disable=SC2086
 		"$top/scripts/anonremap-vm" $sel --anonremap "$AR" --timeout "$vmtimeout" \
 			--log "$out/results/$k.console.log" \
