@@ -187,25 +187,40 @@ if [ "${VM_STRESS:-1}" != 0 ] && [ "$update" = 0 ]; then
 	fi
 
 	# 2. Pages really swapped out (pageout with --swap: 'w' in pages_state)
-	# and back in intact; a kernel report that is not allowed makes it exit 5.
+	# and back in intact. And a kernel report that is not allowed makes it
+	# exit 5: on 6.1 a real one, merge.c's handle_uprobe_upon_merged_vma
+	# (its expectations hold, but 6.1 lacks the fix that selftest came with
+	# and logs "BUG: Bad rss-counter state"); elsewhere a /dev/kmsg line.
+	cat >"$tmp/swap_pageout.json" <<-'EOS'
+	{"anonremap": 1, "name": "swap_pageout", "description": "8 pages paged out to zram swap, then read back",
+	 "steps": [
+	  {"op": "mmap", "name": "ptr", "at": "carveout+1p", "len": "8p", "prot": "rw"},
+	  {"op": "fault", "region": "ptr", "len": "8p", "pattern": 7},
+	  {"op": "madvise", "region": "ptr", "len": "8p", "advice": "pageout"},
+	  {"op": "dump", "label": "swapped"},
+	  {"op": "verify", "region": "ptr", "len": "8p", "pattern": 7}]}
+	EOS
+	if [ "$DEBIAN" = 6.1 ]; then
+		kmsg="" also=handle_uprobe_upon_merged_vma want='BUG: Bad rss-counter state'
+	else
+		kmsg="BUG: anonremap-vm-test: not allowed" also="" want='BUG: anonremap-vm-test'
+	fi
 	t0=$(date +%s)
 	src=0
-	ANONREMAP_VM_KMSG="BUG: anonremap-vm-test: not allowed" \
-		"$top/scripts/anonremap-vm" --debian "$DEBIAN" --swap 64M --anonremap "$AR" \
-		--timeout "${VM_TIMEOUT:-600}" -- run -f json -o "$tmp/swap.json" \
-		-e "mmap ptr at=carveout+1p len=8p prot=rw" -e "fault ptr len=8p pattern=7" \
-		-e "madvise ptr len=8p advice=pageout" -e "dump label=swapped" -e "verify ptr len=8p pattern=7" \
+	ANONREMAP_VM_KMSG="$kmsg" "$top/scripts/anonremap-vm" --debian "$DEBIAN" --swap 64M --anonremap "$AR" \
+		--timeout "${VM_TIMEOUT:-600}" -- run -f json -o "$tmp/swap.json" "$tmp/swap_pageout.json" $also \
 		>"$tmp/swap.out" 2>"$tmp/swap.err" || src=$?
 	t1=$(date +%s)
+	grep 'kernel report' "$tmp/swap.err" | sed 's/^/# swap: /' || true
 	st=$(jq -r '.scenarios[0].dumps[0].vmas[] | select(.region == "ptr") | "\(.pages_state) \(.swap_pages)"' "$tmp/swap.json" 2>/dev/null || true)
 	if [ "$st" = "wwwwwwww 8" ] && [ "$(jq -r '.scenarios[0].status' "$tmp/swap.json")" = pass ]; then
 		ok "--swap: 8 pages paged out show as 'w' ($st swapped), and read back intact ($((t1 - t0)) s)"
 	else
 		notok "--swap: pages_state/swap_pages '$st', status $(jq -r '.scenarios[0].status' "$tmp/swap.json" 2>/dev/null)"
 	fi
-	if [ "$src" = 5 ] && grep -q 'kernel report: BUG: anonremap-vm-test' "$tmp/swap.err" &&
+	if [ "$src" = 5 ] && grep -q "kernel report: $want" "$tmp/swap.err" &&
 		grep -q 'exit 5: .*anonremap itself exited 0' "$tmp/swap.err"; then
-		ok "kernel-log scan: a report not allowed is printed and makes the exit status 5"
+		ok "kernel-log scan: a report not allowed ($want${also:+, logged by $also}) is printed and makes the exit status 5"
 	else
 		notok "kernel-log scan: exit $src; $(grep 'kernel report\|exit 5' "$tmp/swap.err" | head -n 2 | tr '\n' ' ')"
 	fi
