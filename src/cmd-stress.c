@@ -360,6 +360,11 @@ static void text(cJSON *doc, FILE *fp)
 	cJSON_ArrayForEach(it, inv)
 		fprintf(fp, "  invariant %s: %s\n", it->string, it->valuestring);
 	cJSON *rc = cJSON_GetObjectItem(s, "reclaim");
+	if (cJSON_IsObject(rc) && cJSON_IsNumber(cJSON_GetObjectItem(rc, "swapped_out_pages")))
+		fprintf(fp, "  reclaim: %.0f swap devices; %.0f pages swapped out, %.0f in (system-wide, /proc/vmstat)\n",
+			cJSON_GetNumberValue(cJSON_GetObjectItem(rc, "swap_devices")),
+			cJSON_GetNumberValue(cJSON_GetObjectItem(rc, "swapped_out_pages")),
+			cJSON_GetNumberValue(cJSON_GetObjectItem(rc, "swapped_in_pages")));
 	if (cJSON_IsObject(rc) && S(rc, "note"))
 		fprintf(fp, "  reclaim: %s\n", S(rc, "note"));
 	cJSON *v = cJSON_GetObjectItem(s, "violation");
@@ -540,6 +545,11 @@ int cmd_stress(int argc, char **argv)
 		}
 	}
 	cJSON *reclaim = cfg->reclaim ? reclaim_setup(&a) : NULL;
+	struct counters *vmc = NULL;
+	if (reclaim) { /* did pages really go out to swap, and come back? */
+		vmc = counters_new();
+		counters_snapshot(vmc);
+	}
 
 	struct stress_stats st = { 0 };
 	struct stress_round rd = { 0 };
@@ -654,6 +664,17 @@ int cmd_stress(int argc, char **argv)
 	cJSON_AddNumberToObject(xo, "relocate_anon_fallbacks", st.xray_fallbacks);
 	cJSON_AddNumberToObject(xo, "ordinary_merges", st.xray_merged);
 	cJSON_AddItemToObject(s, "errno_table", stress_errno_table_json());
+	if (vmc) {
+		cJSON *d = counters_delta_json(vmc);
+		cJSON *vs = cJSON_GetObjectItem(d, "vmstat");
+		cJSON *po = cJSON_GetObjectItem(vs, "pswpout"), *pi = cJSON_GetObjectItem(vs, "pswpin");
+		if (cJSON_IsNumber(po) && cJSON_IsNumber(pi)) {
+			cJSON_AddNumberToObject(reclaim, "swapped_out_pages", po->valuedouble);
+			cJSON_AddNumberToObject(reclaim, "swapped_in_pages", pi->valuedouble);
+		}
+		cJSON_Delete(d);
+		free(vmc);
+	}
 	if (reclaim)
 		cJSON_AddItemToObject(s, "reclaim", reclaim);
 	else
