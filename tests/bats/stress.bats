@@ -114,6 +114,11 @@ stress() {
 		jq_true '.stress.reclaim.note | test("no swap")'
 	fi
 	jq_true '.stress.reclaim.cgroup != null or (.stress.reclaim.cgroup_reason | length > 0)'
+	# what really went to swap, from /proc/vmstat: nothing without swap
+	jq_true '.stress.reclaim.swapped_out_pages >= 0 and .stress.reclaim.swapped_in_pages >= 0'
+	if [ "$(grep -vc '^Filename' /proc/swaps)" = 0 ]; then
+		assert_jq '.stress.reclaim.swapped_out_pages' 0
+	fi
 }
 
 @test "stress: bad options are usage errors" {
