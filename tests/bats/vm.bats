@@ -37,7 +37,7 @@ KMOD="$SRC/scripts/xray-kmod.sh"
 @test "anonremap-vm --xray --kernel IMAGE outside a kernel tree: asks for --kdir (exit 2)" {
 	command -v "${QEMU:-qemu-system-x86_64}" >/dev/null || skip "no QEMU (scripts/setup-vm.sh)"
 	printf 'not a kernel' >"$BATS_TEST_TMPDIR/bzImage"
-	run sh "$VM" --kernel "$BATS_TEST_TMPDIR/bzImage" --xray -- run x
+	run sh "$VM" --kernel "$BATS_TEST_TMPDIR/bzImage" --xray --anonremap "$AR" -- run x
 	assert_failure 2
 	assert_output --partial 'give the kernel'"'"'s built tree with --kdir DIR'
 }
