@@ -511,6 +511,19 @@ static int check_all(struct eng *e, bool full)
  * and no relocation is attempted when an ordinary merge succeeds (the
  * destination VMA then extends past the moved range and keeps a non-linear
  * vm_pgoff). 0 holds, 1 broke, -1 error. */
+enum stress_reloc stress_relocate_verdict(const struct xray_vma *v, uint64_t to, uint64_t end, unsigned flags)
+{
+	bool must = flags & MREMAP_MUST_RELOCATE_ANON, reloc = must || (flags & MREMAP_RELOCATE_ANON);
+
+	if (v && xray_folios_linear(v))
+		return RELOC_LINEAR;
+	if (v && reloc && !must)
+		return RELOC_FALLBACK;
+	if (v && reloc && (v->start < to || v->end > end) && !xray_pgoff_linear(v))
+		return RELOC_MERGED;
+	return RELOC_BROKEN;
+}
+
 static int check_relocated(struct eng *e, const struct stress_op *op)
 {
 	uint64_t ps = kinfo.page_size, a = e->r->base + (uint64_t)op->t * ps, end = a + (uint64_t)op->new_n * ps;
@@ -533,12 +546,12 @@ static int check_relocated(struct eng *e, const struct stress_op *op)
 	const struct xray_vma *v = xray_find(x, n, a);
 	e->st->xray_checks++;
 	int rc = 0;
-	if (v && xray_folios_linear(v)) {
-	} else if (v && reloc && !must) {
+	enum stress_reloc verdict = stress_relocate_verdict(v, a, end, op->flags);
+	if (verdict == RELOC_FALLBACK) {
 		e->st->xray_fallbacks++;
-	} else if (v && reloc && (v->start < a || v->end > end) && !xray_pgoff_linear(v)) {
+	} else if (verdict == RELOC_MERGED) {
 		e->st->xray_merged++;
-	} else {
+	} else if (verdict == RELOC_BROKEN) {
 		stress_pages_str(op->t, at, sizeof(at));
 		snprintf(ex, sizeof(ex),
 			 "the VMA containing %s has every folio linear at its new place (index == address / page size, "

@@ -138,6 +138,11 @@ struct stress_round {
 	int nops, cap;
 	char error[640];
 };
+/* Invariant 4's verdict on the destination VMA v (NULL: none) of a move of
+ * [to, end) made with the flags (MREMAP_*): holds, a RELOCATE_ANON fallback
+ * or an ordinary merge (not violations, as the series says), or broken. */
+enum stress_reloc { RELOC_LINEAR, RELOC_FALLBACK, RELOC_MERGED, RELOC_BROKEN };
+enum stress_reloc stress_relocate_verdict(const struct xray_vma *v, uint64_t to, uint64_t end, unsigned flags);
 int stress_round_run(const struct stress_cfg *cfg, struct stress_gen *gen, const struct stress_op *replay,
 		     int nreplay, struct stress_stats *st, struct stress_round *out);
 void stress_round_free(struct stress_round *rd);
