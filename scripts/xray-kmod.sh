@@ -59,6 +59,9 @@ for t in make gcc; do
 	command -v $t >/dev/null 2>&1 || die "$t not found: install Debian's build-essential (scripts/setup.sh)"
 done
 
+# Not a sub-make of whoever called us (make check): no inherited flags,
+# jobserver or "Entering directory" lines.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/anonremap/xray
 work=$(mktemp -d "${TMPDIR:-/tmp}/xray-kmod.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -147,8 +150,10 @@ if [ -n "$debian" ]; then
 else
 	[ -d "$kdir" ] || die "--kdir: no directory '$kdir'"
 	kdir=$(cd "$kdir" && pwd)
-	rel=$(make -s -C "$kdir" kernelrelease 2>/dev/null || true)
+	rel=""
+	[ ! -f "$kdir/Makefile" ] || rel=$(make -s --no-print-directory -C "$kdir" kernelrelease 2>/dev/null | tail -n 1 || true)
 	[ -n "$rel" ] || rel=$(cat "$kdir/include/config/kernel.release" 2>/dev/null || true)
+	case $rel in *[[:space:]/]*) rel="" ;; esac
 	[ -n "$rel" ] || die "$kdir is not a configured kernel tree ('make kernelrelease' says nothing; run make modules_prepare there)"
 	[ -f "$kdir/Module.symvers" ] ||
 		echo "$me: warning: $kdir has no Module.symvers (build the kernel first): modpost cannot check symbols" >&2
