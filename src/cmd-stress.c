@@ -18,7 +18,7 @@
 
 enum {
 	OPT_FORK = 0x100, OPT_THP, OPT_RECLAIM, OPT_CHECK_EVERY, OPT_ROUND, OPT_PAGES, OPT_OUT, OPT_TRACE,
-	OPT_BREAK, OPT_NO_MIN, OPT_ADVICE,
+	OPT_BREAK, OPT_NO_MIN, OPT_ADVICE, OPT_XRAY_ALL,
 };
 
 struct stress_args {
@@ -45,6 +45,7 @@ static const struct argp_option stress_options[] = {
 	{ "out", OPT_OUT, "DIR", 0, "where stress-SEED.json and stress-SEED-min.json go (default .)", 0 },
 	{ "trace", OPT_TRACE, "FILE", 0, "write every step run, one JSON object a line", 0 },
 	{ "break-model", OPT_BREAK, NULL, 0, "test only: make the model wrong on purpose", 0 },
+	{ "xray-all-moves", OPT_XRAY_ALL, NULL, 0, "test only: check folios_linear (x-ray) after every move, not only relocating ones", 0 },
 	{ "no-minimize", OPT_NO_MIN, NULL, 0, "write the failing sequence, do not minimize it", 0 },
 	{ "format", 'f', "FORMAT", 0, "json (default) or text", 0 },
 	{ "output", 'o', "FILE", 0, "write the result to FILE (atomically)", 0 },
@@ -172,6 +173,9 @@ static error_t stress_parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_MIN:
 		a->no_minimize = true;
 		return 0;
+	case OPT_XRAY_ALL:
+		a->cfg.xray_all_moves = true;
+		return 0;
 	case 'f':
 		if (parse_format(arg, &a->format) || a->format == OUT_KTAP)
 			argp_error(state, "--format: '%s' is not json or text", arg);
@@ -223,6 +227,23 @@ static bool probe_multi_move(void)
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* pswpout and pswpin of /proc/vmstat (system-wide pages written to and read
+ * from swap). */
+static bool vmstat_swap(unsigned long v[2])
+{
+	char line[128];
+	int got = 0;
+	FILE *fp = fopen("/proc/vmstat", "re");
+
+	while (fp && got < 2 && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "pswpout %lu", &v[0]) == 1 || sscanf(line, "pswpin %lu", &v[1]) == 1)
+			got++;
+	}
+	if (fp)
+		fclose(fp);
+	return got == 2;
 }
 
 static int swap_devices(void)
@@ -356,6 +377,11 @@ static void text(cJSON *doc, FILE *fp)
 	cJSON_ArrayForEach(it, inv)
 		fprintf(fp, "  invariant %s: %s\n", it->string, it->valuestring);
 	cJSON *rc = cJSON_GetObjectItem(s, "reclaim");
+	if (cJSON_IsObject(rc) && cJSON_IsNumber(cJSON_GetObjectItem(rc, "swapped_out_pages")))
+		fprintf(fp, "  reclaim: %.0f swap devices; %.0f pages swapped out, %.0f in (system-wide, /proc/vmstat)\n",
+			cJSON_GetNumberValue(cJSON_GetObjectItem(rc, "swap_devices")),
+			cJSON_GetNumberValue(cJSON_GetObjectItem(rc, "swapped_out_pages")),
+			cJSON_GetNumberValue(cJSON_GetObjectItem(rc, "swapped_in_pages")));
 	if (cJSON_IsObject(rc) && S(rc, "note"))
 		fprintf(fp, "  reclaim: %s\n", S(rc, "note"));
 	cJSON *v = cJSON_GetObjectItem(s, "violation");
@@ -472,14 +498,21 @@ int cmd_stress(int argc, char **argv)
 		"(success, or an errno documented for that call and those arguments), the mapped pages "
 		"and their protection, PROCMAP_QUERY against /proc/PID/maps over the carveout, and the "
 		"contents of the pages it changed; every K operations (--check-every) every page is read "
-		"back. Not checked (later work): the x-ray's folio layout after a relocating move, and "
-		"WARNING/BUG/lockdep lines in the kernel log. Each round of --round operations runs in a "
+		"back. With the x-ray module loaded (kmod/), after every successful move to a fixed address "
+		"with MREMAP_MUST_RELOCATE_ANON or MREMAP_RELOCATE_ANON: the destination VMA's folios are "
+		"linear at their new place (folios_linear); not a violation: a RELOCATE_ANON move that fell "
+		"back to a plain move, or one that merged ordinarily (the series relocates nothing then). "
+		"Without the module, or on a kernel without the flags, the result says this check was "
+		"skipped and why. WARNING/BUG/lockdep lines in the kernel log are for scripts/anonremap-vm, "
+		"which scans the guest's log. Each round of --round operations runs in a "
 		"fresh scenario process. When an invariant breaks, the round is written as "
 		"OUT/stress-SEED.json (its last step is the check that failed), minimized by delta "
 		"debugging into OUT/stress-SEED-min.json, and both are replayed; 'anonremap run FILE' "
 		"reproduces it. The seed is printed on standard error at the start. --break-model is for "
 		"tests: the model forgets that MADV_DONTNEED empties pages a mremap moved, so a failure "
-		"is bound to come. Exit status: 0 no invariant broke, 1 one broke, 2 usage error, 3 a "
+		"is bound to come; --xray-all-moves, also for tests, applies the folios_linear check after "
+		"every move to a fixed address, which a moved faulted VMA breaks on a kernel without the "
+		"series. Exit status: 0 no invariant broke, 1 one broke, 2 usage error, 3 a "
 		"scenario process died or hung, or an internal error.";
 	struct argp argp = { stress_options, stress_parse, NULL, stress_doc, NULL, NULL, NULL };
 	struct stress_args a = { .format = OUT_JSON };
@@ -512,6 +545,8 @@ int cmd_stress(int argc, char **argv)
 	cfg->multi_move = probe_multi_move();
 	cfg->relocate = feature_get(FEAT_MREMAP_RELOCATE_ANON)->ok;
 	cfg->gen.thp_ok = feature_get(FEAT_THP)->ok;
+	const struct feature_state *xf = feature_get(FEAT_XRAY), *rf = feature_get(FEAT_MREMAP_RELOCATE_ANON);
+	cfg->xray = xf->ok && (cfg->relocate || cfg->xray_all_moves);
 	const char *noq = getenv("ANONREMAP_NO_PROCMAP_QUERY");
 	cfg->query = feature_get(FEAT_PROCMAP_QUERY)->ok && !force_maps_parse && !(noq && *noq);
 
@@ -527,6 +562,8 @@ int cmd_stress(int argc, char **argv)
 		}
 	}
 	cJSON *reclaim = cfg->reclaim ? reclaim_setup(&a) : NULL;
+	unsigned long swp0[2] = { 0, 0 }; /* did pages really go out to swap, and come back? */
+	bool swp_ok = reclaim && vmstat_swap(swp0);
 
 	struct stress_stats st = { 0 };
 	struct stress_round rd = { 0 };
@@ -591,11 +628,13 @@ int cmd_stress(int argc, char **argv)
 	cJSON_AddBoolToObject(op, "fork", cfg->fork);
 	cJSON_AddBoolToObject(op, "reclaim", cfg->reclaim);
 	cJSON_AddBoolToObject(op, "break_model", cfg->break_model);
+	cJSON_AddBoolToObject(op, "xray_all_moves", cfg->xray_all_moves);
 	cJSON *ks = cJSON_AddObjectToObject(s, "kernel_support");
 	cJSON_AddBoolToObject(ks, "multi_vma_move", cfg->multi_move);
 	cJSON_AddBoolToObject(ks, "mremap_relocate_anon", cfg->relocate);
 	cJSON_AddBoolToObject(ks, "thp", cfg->gen.thp_ok);
 	cJSON_AddBoolToObject(ks, "procmap_query", cfg->query);
+	cJSON_AddBoolToObject(ks, "xray", xf->ok);
 	cJSON_AddNumberToObject(s, "rounds", st.rounds);
 	cJSON_AddNumberToObject(s, "ops", st.ops);
 	cJSON_AddNumberToObject(s, "steps", st.steps);
@@ -618,9 +657,32 @@ int cmd_stress(int argc, char **argv)
 	cJSON_AddStringToObject(inv, "vma", cfg->query ? "checked: PROCMAP_QUERY against /proc/PID/maps over the carveout, after every operation"
 						     : "not checked: no PROCMAP_QUERY here (before 6.11, or --maps-parse), so both sources are /proc/PID/maps");
 	cJSON_AddStringToObject(inv, "syscall", "checked: success, or an errno documented for the call and its arguments");
-	cJSON_AddStringToObject(inv, "xray", "not checked: folios_linear after a relocating move needs the x-ray (a later issue)");
-	cJSON_AddStringToObject(inv, "kernel_log", "not checked: WARNING/BUG/lockdep in the kernel log is for the VM runner (a later issue)");
+	char xw[1200];
+	if (cfg->xray)
+		snprintf(xw, sizeof(xw),
+			 "checked: folios_linear on the destination VMA after every successful move to a fixed address %s: "
+			 "%ld checks, %ld MREMAP_RELOCATE_ANON moves fell back to a plain move, %ld merged ordinarily",
+			 cfg->xray_all_moves ? "(every move: --xray-all-moves)" : "with MREMAP_[MUST_]RELOCATE_ANON",
+			 st.xray_checks, st.xray_fallbacks, st.xray_merged);
+	else if (!xf->ok)
+		snprintf(xw, sizeof(xw), "skipped: folios_linear after a relocating move needs the x-ray: %s%s%s", xf->reason,
+			 cfg->relocate ? "" : "; and no move can relocate here: ", cfg->relocate ? "" : rf->reason);
+	else
+		snprintf(xw, sizeof(xw), "skipped: the x-ray is loaded, but no move can relocate here: %s", rf->reason);
+	cJSON_AddStringToObject(inv, "xray", xw);
+	cJSON_AddStringToObject(inv, "kernel_log", "not checked by anonremap: scripts/anonremap-vm scans the guest's kernel log "
+						   "for WARNING/BUG/Oops/lockdep/KASAN/UBSAN/stall reports (exit 5)");
+	cJSON *xo = cJSON_AddObjectToObject(s, "xray");
+	cJSON_AddBoolToObject(xo, "checked", cfg->xray);
+	cJSON_AddNumberToObject(xo, "checks", st.xray_checks);
+	cJSON_AddNumberToObject(xo, "relocate_anon_fallbacks", st.xray_fallbacks);
+	cJSON_AddNumberToObject(xo, "ordinary_merges", st.xray_merged);
 	cJSON_AddItemToObject(s, "errno_table", stress_errno_table_json());
+	unsigned long swp1[2];
+	if (swp_ok && vmstat_swap(swp1)) {
+		cJSON_AddNumberToObject(reclaim, "swapped_out_pages", (double)(swp1[0] - swp0[0]));
+		cJSON_AddNumberToObject(reclaim, "swapped_in_pages", (double)(swp1[1] - swp0[1]));
+	}
 	if (reclaim)
 		cJSON_AddItemToObject(s, "reclaim", reclaim);
 	else

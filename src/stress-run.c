@@ -89,6 +89,10 @@ cJSON *stress_scenario_doc(const struct stress_cfg *cfg, const char *name, const
 		cJSON_AddStringToObject(d, "description", desc);
 	snprintf(b, sizeof(b), "anonremap stress --seed %" PRIu64, cfg->seed);
 	cJSON_AddStringToObject(d, "source", b);
+	if (cfg->xray) { /* invariant 4's checks read the x-ray */
+		cJSON *rq = cJSON_AddArrayToObject(d, "requires");
+		cJSON_AddItemToArray(rq, cJSON_CreateString("xray"));
+	}
 	cJSON *c = cJSON_AddObjectToObject(d, "carveout");
 	snprintf(b, sizeof(b), "%dp", cfg->pages);
 	cJSON_AddStringToObject(c, "size", b);
@@ -497,6 +501,85 @@ static int check_all(struct eng *e, bool full)
 	return rc;
 }
 
+/* Invariant 4 (x-ray): after a successful move to a fixed address with
+ * MREMAP_MUST_RELOCATE_ANON (or MREMAP_RELOCATE_ANON, or any move with the
+ * test switch --xray-all-moves), the destination VMA's folios are linear at
+ * their new place: folio->index == address / page size and folio->mapping the
+ * VMA's anon_vma, which is what the series promises. Two outcomes are not
+ * violations, because the series' cover letter says so: MREMAP_RELOCATE_ANON
+ * without MUST falls back to a plain move when relocation is not feasible;
+ * and no relocation is attempted when an ordinary merge succeeds (the
+ * destination VMA then extends past the moved range and keeps a non-linear
+ * vm_pgoff). 0 holds, 1 broke, -1 error. */
+enum stress_reloc stress_relocate_verdict(const struct xray_vma *v, uint64_t to, uint64_t end, unsigned flags)
+{
+	bool must = flags & MREMAP_MUST_RELOCATE_ANON, reloc = must || (flags & MREMAP_RELOCATE_ANON);
+
+	if (v && xray_folios_linear(v))
+		return RELOC_LINEAR;
+	if (v && reloc && !must)
+		return RELOC_FALLBACK;
+	if (v && reloc && (v->start < to || v->end > end) && !xray_pgoff_linear(v))
+		return RELOC_MERGED;
+	return RELOC_BROKEN;
+}
+
+static int check_relocated(struct eng *e, const struct stress_op *op)
+{
+	uint64_t ps = kinfo.page_size, a = e->r->base + (uint64_t)op->t * ps, end = a + (uint64_t)op->new_n * ps;
+	uint64_t lo = a, hi = a + ps;
+	bool must = op->flags & MREMAP_MUST_RELOCATE_ANON, reloc = must || (op->flags & MREMAP_RELOCATE_ANON);
+	struct xray_vma *x = NULL;
+	size_t n = 0;
+	struct vma vm;
+	char why[256], at[64], ex[640], fd[640];
+
+	if (vma_find(&e->r->vs, a, false, &vm) > 0) {
+		lo = vm.start;
+		hi = vm.end;
+		vma_clear(&vm);
+	}
+	if (xray_read(e->r->pid, lo, hi, true, &x, &n, why, sizeof(why)) < 0) {
+		snprintf(e->rd->error, sizeof(e->rd->error), "cannot read the x-ray of %d after a move: %s", (int)e->r->pid, why);
+		return -1;
+	}
+	const struct xray_vma *v = xray_find(x, n, a);
+	e->st->xray_checks++;
+	int rc = 0;
+	enum stress_reloc verdict = stress_relocate_verdict(v, a, end, op->flags);
+	if (verdict == RELOC_FALLBACK) {
+		e->st->xray_fallbacks++;
+	} else if (verdict == RELOC_MERGED) {
+		e->st->xray_merged++;
+	} else if (verdict == RELOC_BROKEN) {
+		stress_pages_str(op->t, at, sizeof(at));
+		snprintf(ex, sizeof(ex),
+			 "the VMA containing %s has every folio linear at its new place (index == address / page size, "
+			 "in the VMA's anon_vma) after %s",
+			 at, must ? "a successful MREMAP_MUST_RELOCATE_ANON move" : reloc ? "a MREMAP_RELOCATE_ANON move" :
+			 "a move (test switch --xray-all-moves)");
+		if (!v) {
+			snprintf(fd, sizeof(fd), "no VMA contains %s", at);
+		} else {
+			size_t bad = 0;
+			for (size_t i = 0; i < v->nfolios; i++)
+				bad += !xray_folio_linear(v, &v->folios[i]);
+			snprintf(fd, sizeof(fd), "%zu of %zu folio runs not linear; vm_pgoff 0x%" PRIx64 ", start in pages 0x%" PRIx64,
+				 bad, v->nfolios, v->pgoff, v->start / ps);
+		}
+		viol(e, "xray", "mremap", ex, fd);
+		cJSON *s = cJSON_CreateObject();
+		cJSON_AddStringToObject(s, "op", "expect");
+		cJSON_AddStringToObject(s, "vma", at);
+		cJSON_AddTrueToObject(s, "folios_linear");
+		final_check(e, s);
+		cJSON_Delete(s);
+		rc = 1;
+	}
+	xray_free(x, n);
+	return rc;
+}
+
 static bool stop_now(const struct stress_cfg *cfg, const struct stress_stats *st)
 {
 	if (run_interrupted)
@@ -693,6 +776,16 @@ int stress_round_run(const struct stress_cfg *cfg, struct stress_gen *gen, const
 		}
 		if (rc)
 			break;
+		if (cfg->xray && !failed && op.kind == SOP_MREMAP && (op.flags & MREMAP_FIXED) && op.t >= 0 &&
+		    (cfg->xray_all_moves || (op.flags & (MREMAP_RELOCATE_ANON | MREMAP_MUST_RELOCATE_ANON)))) {
+			rc = check_relocated(&e, &op);
+			if (rc < 0) {
+				out->status = ROUND_ERROR;
+				break;
+			}
+			if (rc)
+				break;
+		}
 	}
 	/* the whole carveout once more at the end of a round */
 	if (!e.violated && out->status == ROUND_DONE && out->nops && checked_at != out->nops && !run_interrupted) {

@@ -104,6 +104,8 @@ struct stress_cfg {
 	struct stress_gen_cfg gen;
 	struct run_opts ro;
 	bool multi_move, relocate, query;
+	bool xray;           /* invariant 4 runs: the x-ray is loaded, and relocating moves exist (or --xray-all-moves) */
+	bool xray_all_moves; /* test only: invariant 4 after every move to a fixed address */
 	char cgroup[512];    /* the parent cgroup of the scenario processes' own, or "" */
 	uint64_t cgroup_high;
 	FILE *trace;
@@ -114,9 +116,12 @@ struct stress_stats {
 	long ops, steps, checks, rounds, verified_pages, orphan_pages, pageouts, forks;
 	long failed_calls;
 	long multi_moves;    /* successful moves of ranges that were not certainly one VMA */
+	long xray_checks;    /* invariant 4 checks run */
+	long xray_fallbacks; /* MREMAP_RELOCATE_ANON moves left non-linear: the flag fell back to a plain move */
+	long xray_merged;    /* relocating moves that merged ordinarily (the series relocates nothing then) */
 	struct stress_cov *cov;
 };
-/* A broken invariant: kind is data, mapped, prot, vma, syscall, signal or died. */
+/* A broken invariant: kind is data, mapped, prot, vma, syscall, xray, signal or died. */
 struct stress_viol {
 	char kind[16], op[16];
 	int op_index, step_index;
@@ -133,6 +138,11 @@ struct stress_round {
 	int nops, cap;
 	char error[640];
 };
+/* Invariant 4's verdict on the destination VMA v (NULL: none) of a move of
+ * [to, end) made with the flags (MREMAP_*): holds, a RELOCATE_ANON fallback
+ * or an ordinary merge (not violations, as the series says), or broken. */
+enum stress_reloc { RELOC_LINEAR, RELOC_FALLBACK, RELOC_MERGED, RELOC_BROKEN };
+enum stress_reloc stress_relocate_verdict(const struct xray_vma *v, uint64_t to, uint64_t end, unsigned flags);
 int stress_round_run(const struct stress_cfg *cfg, struct stress_gen *gen, const struct stress_op *replay,
 		     int nreplay, struct stress_stats *st, struct stress_round *out);
 void stress_round_free(struct stress_round *rd);

@@ -22,7 +22,8 @@ stress() {
 	jq_true '.stress.steps > .stress.ops and .stress.verified_pages > 0 and .stress.ops_per_s > 0'
 	jq_true '.stress.coverage.pairs >= 20 and .stress.coverage.pairs == (.stress.coverage.by_pair | length)'
 	jq_true '[.stress.coverage.by_pair | keys[] | split(" ")[0]] | unique | contains(["fault", "madvise", "mmap", "mprotect", "mremap", "munmap"])'
-	assert_jq '.stress.invariants.xray | startswith("not checked")' true
+	assert_jq '.stress.invariants.xray | startswith("skipped: ")' true
+	assert_jq '.stress.xray.checked' false
 	grep -q '^anonremap: stress: seed 7$' <<<"$stderr" || fail "no seed line on stderr: $stderr"
 	[[ -z "$(ls "$BATS_TEST_TMPDIR"/stress-*.json 2>/dev/null)" ]] || fail "a clean run wrote a scenario file"
 }
@@ -70,12 +71,38 @@ stress() {
 	assert_failure 1
 }
 
+@test "stress: the x-ray invariant says it was skipped, and why, where it cannot run" {
+	local xray reloc
+	xray=$("$AR" probe | jq -r '.features.xray.supported')
+	reloc=$("$AR" probe | jq -r '.features.mremap_relocate_anon.supported')
+	[ "$xray" = true ] && [ "$reloc" = true ] && skip "this kernel has the x-ray module and the relocate series: the invariant runs"
+	stress --seed 3 --steps 100 --flags maymove,fixed,relocate_anon,must_relocate_anon
+	assert_success
+	assert_jq '.stress.xray.checked' false
+	assert_jq '.stress.xray.checks' 0
+	assert_jq ".stress.kernel_support.xray" "$xray"
+	if [ "$xray" != true ]; then
+		jq_true '.stress.invariants.xray | test("^skipped: folios_linear after a relocating move needs the x-ray: .*not loaded")'
+	fi
+	if [ "$reloc" != true ]; then
+		jq_true '.stress.invariants.xray | test("no move can relocate here: mremap\\(MREMAP_MUST_RELOCATE_ANON\\) returned EINVAL")'
+	fi
+	# the test switch does not make a check run without the module
+	stress --seed 3 --steps 100 --xray-all-moves
+	assert_success
+	assert_jq '.stress.options.xray_all_moves' true
+	if [ "$xray" != true ]; then
+		assert_jq '.stress.xray.checked' false
+		jq_true '.stress.invariants.xray | startswith("skipped: ")'
+	fi
+}
+
 @test "stress -f text: a summary, with the figures" {
 	run "$AR" stress --seed 9 --steps 100 -f text
 	assert_success
 	assert_line --partial 'operations/s'
 	assert_line --partial '(op, flags) pairs'
-	assert_line --regexp 'invariant xray: not checked'
+	assert_line --regexp 'invariant xray: skipped: '
 	assert_line --partial 'no invariant broke'
 }
 
@@ -87,6 +114,11 @@ stress() {
 		jq_true '.stress.reclaim.note | test("no swap")'
 	fi
 	jq_true '.stress.reclaim.cgroup != null or (.stress.reclaim.cgroup_reason | length > 0)'
+	# what really went to swap, from /proc/vmstat: nothing without swap
+	jq_true '.stress.reclaim.swapped_out_pages >= 0 and .stress.reclaim.swapped_in_pages >= 0'
+	if [ "$(grep -vc '^Filename' /proc/swaps)" = 0 ]; then
+		assert_jq '.stress.reclaim.swapped_out_pages' 0
+	fi
 }
 
 @test "stress: bad options are usage errors" {

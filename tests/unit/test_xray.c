@@ -18,6 +18,9 @@
  *   test_xray --show FILE           one line per VMA: "VMA START-END JSON", and
  *                                   per adjacent pair "EXPLAIN A-B | C-D: N: WHY" */
 #include "anonremap.h"
+#include "stress.h"
+#include "compat.h"
+#include <sys/mman.h>
 #include "unit.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -256,6 +259,46 @@ static void test_forked_target(void)
 		CHECK_STR(buf, "anon_vma_chain of the lower VMA has 2 entries (forked)");
 	}
 	xray_free(v, n);
+}
+
+/* stress's invariant 4 judged on what 6.1 really showed (captured records):
+ * the flags only change how a non-linear result is excused. */
+static void test_relocate_verdict(void)
+{
+	size_t n, n2;
+	uint64_t c, c2;
+	struct xray_vma *v = load("xray-faulted-move.txt", &n, &c);
+	struct xray_vma *u = load("xray-unfaulted-to-faulted.txt", &n2, &c2);
+	const unsigned must = MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_MUST_RELOCATE_ANON;
+	const unsigned reloc = MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_RELOCATE_ANON;
+	const unsigned plain = MREMAP_MAYMOVE | MREMAP_FIXED;
+
+	CHECK(v != NULL && u != NULL);
+	if (v) {
+		/* a faulted VMA moved 1000 pages up keeps its folios' indices */
+		const struct xray_vma *m = xray_find(v, n, c + 1001 * P);
+		CHECK(m != NULL);
+		uint64_t to = c + 1001 * P, end = c + 1006 * P;
+		CHECK_EQ_U64(stress_relocate_verdict(m, to, end, must), RELOC_BROKEN);
+		CHECK_EQ_U64(stress_relocate_verdict(m, to, end, plain), RELOC_BROKEN);
+		/* RELOCATE_ANON alone may fall back to a plain move */
+		CHECK_EQ_U64(stress_relocate_verdict(m, to, end, reloc), RELOC_FALLBACK);
+		/* a move of its last 2 pages that merged into it ordinarily: nothing relocated */
+		CHECK_EQ_U64(stress_relocate_verdict(m, c + 1004 * P, end, must), RELOC_MERGED);
+		/* but not for a plain move: --xray-all-moves counts it */
+		CHECK_EQ_U64(stress_relocate_verdict(m, c + 1004 * P, end, plain), RELOC_BROKEN);
+		/* no VMA at the destination */
+		CHECK_EQ_U64(stress_relocate_verdict(NULL, to, end, must), RELOC_BROKEN);
+		xray_free(v, n);
+	}
+	if (u) {
+		/* mremap_unfaulted_to_faulted: merged and linear, whatever the flags */
+		const struct xray_vma *m = xray_find(u, n2, c2 + P);
+		CHECK(m != NULL);
+		CHECK_EQ_U64(stress_relocate_verdict(m, c2 + 6 * P, c2 + 11 * P, must), RELOC_LINEAR);
+		CHECK_EQ_U64(stress_relocate_verdict(m, c2 + 6 * P, c2 + 11 * P, plain), RELOC_LINEAR);
+		xray_free(u, n2);
+	}
 }
 
 static void test_unfaulted_to_faulted(void)
@@ -654,6 +697,7 @@ int main(int argc, char **argv)
 	RUN(test_forked);
 	RUN(test_forked_target);
 	RUN(test_unfaulted_to_faulted);
+	RUN(test_relocate_verdict);
 	RUN(test_faulted_to_faulted);
 	RUN(test_ksm_uffd_zero);
 	RUN(test_thp);

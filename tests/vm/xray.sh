@@ -34,9 +34,10 @@
 # Environment: ANONREMAP (binary; default the build tree's), TOP_BUILDDIR
 # (where make built anonremap and tests/unit/test_xray), XRAY_ACCEL (kvm or
 # tcg; default tcg), XRAY_TIMEOUT (seconds for the whole guest run, default
-# 900), QEMU. Debian packages are fetched with
-# apt-get under a private sources list (bookworm, bookworm-updates,
-# bookworm-security) into ${XDG_CACHE_HOME:-$HOME/.cache}/anonremap/xray.
+# 900), QEMU. The module is built by scripts/xray-kmod.sh, which fetches
+# Debian's packages with apt-get under a private sources list into
+# ${XDG_CACHE_HOME:-$HOME/.cache}/anonremap/xray and caches the module by
+# kernel release.
 # Needs: qemu-system-x86, busybox-static, cpio, gcc-12, make (scripts/setup-vm.sh
 # installs the first three). Output: TAP-like lines, then "N passed, N failed".
 set -eu
@@ -85,7 +86,6 @@ fi
 (cd "$build" && make -s tests/unit/test_xray) || die "cannot build tests/unit/test_xray in $build"
 TX=$build/tests/unit/test_xray
 
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/anonremap/xray
 work=$(mktemp -d "${TMPDIR:-/tmp}/xray-vm.XXXXXX")
 qpid=""
 cleanup() {
@@ -95,133 +95,32 @@ cleanup() {
 trap cleanup EXIT
 
 # ---------------------------------------------------------------------------
-# Debian 12's 6.1: the headers and the image of one ABI, from bookworm.
-# fetch_debian NAME SUITE...: the headers, kbuild and image of the ABI that
-# linux-headers-amd64 points at, unpacked under $cache/debian-NAME; sets rel,
-# kernel, hdr, common, kbuild, d, APT.
-fetch_debian() {
-	d="$cache/debian-$1"
-	shift
-	mkdir -p "$d/lists/partial" "$d/archives/partial"
-	for suite; do
-		case $suite in
-		*-security) echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security $suite main" ;;
-		*) echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" ;;
-		esac
-	done >"$d/sources.list"
-	APT="-o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=/dev/null
-	     -o Dir::State::Lists=$d/lists -o Dir::Cache=$d -o Dir::Cache::archives=$d/archives
-	     -o Dir::State::status=/dev/null -o APT::Sandbox::User=root -o Debug::NoLocking=1"
-	# The lists are refreshed once a day at most.
-	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
-		# shellcheck disable=SC2086
-		apt-get -qq $APT update >/dev/null 2>&1 || die "apt-get update ($*) failed"
-	fi
-	deps() { # PACKAGE: its Depends, one name a line
-		# shellcheck disable=SC2086
-		apt-cache $APT show "$1" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1 | tr ',|' '\n\n' |
-			sed 's/(.*//; s/ //g'
-	}
-	rel=$(deps linux-headers-amd64 | sed -n 's/^linux-headers-\(.*-amd64\)$/\1/p' | sort -V | tail -n 1)
-	[ -n "$rel" ] || die "no linux-headers-*-amd64 in Debian $*"
-	root="$d/root-$rel"
-	if [ ! -f "$root/.done" ]; then
-		pk="linux-headers-$rel $(deps "linux-headers-$rel" | grep -E -- '^linux-(headers-.*-common|kbuild-.*)$' | tr '\n' ' ')"
-		pk="$pk linux-image-$rel $(deps "linux-image-$rel" | grep -E -- "^linux-binary-" | tr '\n' ' ')"
-		rm -rf "$root"
-		mkdir -p "$root"
-		for p in $pk; do
-			# shellcheck disable=SC2086
-			(cd "$d" && apt-get -qq $APT download "$p" >/dev/null 2>&1) || die "apt-get download $p failed"
-			dpkg -x "$(ls -t "$d/${p}_"*.deb | head -n 1)" "$root" || die "dpkg -x $p failed"
-			rm -f "$d/${p}_"*.deb
-		done
-		touch "$root/.done"
-	fi
-	kernel=$(ls "$root"/boot/vmlinuz-* "$root"/usr/lib/modules/*/vmlinuz 2>/dev/null | head -n 1)
-	hdr="$root/usr/src/linux-headers-$rel"
-	common=$(cd "$root/usr/src" && ls -d "$PWD"/linux-headers-*-common | head -n 1)
-	kbuild=$(cd -P "$hdr/scripts" && cd .. && pwd)
-}
-
+# The module: built (or taken from the cache) by scripts/xray-kmod.sh, the one
+# place that knows how; anonremap-vm --xray uses it too.
+mkdir -p "$work/kmod"
 note=""
 if [ -n "$ko" ]; then
 	rel="(prebuilt module)"
-elif [ -n "$kdir" ]; then
-	rel=$(make -s -C "$kdir" kernelrelease 2>/dev/null || true)
-	mk="make -C $kdir"
-elif [ "$debian" = 6.1 ]; then
-	fetch_debian 6.1 bookworm bookworm-updates bookworm-security
-	# Debian's headers Makefile includes the common tree by its absolute
-	# /usr/src path; point make at the unpacked one instead.
-	mk="make -C $hdr -f $common/Makefile"
+	cp "$ko" "$work/kmod/anonremap_xray.ko" || die "cannot read $ko"
 else
-	# Debian unstable's kernel: built with a newer gcc, and its kbuild tools
-	# need a newer glibc than Debian 12's. Experimental workaround: run those
-	# tools with unstable's own libc6 (its loader, --library-path), compile
-	# with the host's gcc minus the options it lacks, skip BTF. A module built
-	# so is for testing only: the compiler differs from the kernel's.
-	fetch_debian unstable unstable
-	note=" (experimental: host gcc for the kernel's $(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\).*/\1/p' "$hdr/.config"), kbuild tools on unstable's libc6)"
-	glibc="$d/glibc"
-	if [ ! -f "$glibc/.done" ]; then
-		rm -rf "$glibc"
-		# shellcheck disable=SC2086
-		(cd "$d" && apt-get -qq $APT download libc6 >/dev/null 2>&1) || die "apt-get download libc6 (unstable) failed"
-		dpkg -x "$(ls -t "$d"/libc6_*.deb | head -n 1)" "$glibc" && rm -f "$d"/libc6_*.deb && touch "$glibc/.done"
+	if [ -n "$kdir" ]; then
+		kargs="--kdir $kdir"
+	else
+		kargs="--debian $debian --image"
 	fi
-	G="$glibc/usr/lib/x86_64-linux-gnu"
-	cp -a "$kbuild" "$work/kbuild"
-	find "$work/kbuild" -type f -perm -u+x | while read -r b; do
-		if ldd "$b" 2>&1 | grep -q 'not found'; then
-			mv "$b" "$b.elf"
-			printf '#!/bin/sh\nexec %s/ld-linux-x86-64.so.2 --library-path %s %s.elf "$@"\n' "$G" "$G" "$b" >"$b"
-			chmod 755 "$b"
-		fi
-	done
-	mkdir -p "$work/hdr"
-	(cd "$hdr" && tar -c --exclude=./vmlinux --exclude=./scripts --exclude=./tools .) | tar -x -C "$work/hdr"
-	ln -s "$work/kbuild/scripts" "$work/hdr/scripts"
-	ln -s "$work/kbuild/tools" "$work/hdr/tools"
-	cc=$(sed -n 's/^CC = .*\$(CROSS_COMPILE)\(.*\)$/\1/p' "$hdr/.kernelvariables")
-	ccarg=""
-	if ! command -v "x86_64-linux-gnu-$cc" >/dev/null 2>&1; then
-		mkdir -p "$work/bin"
-		cat >"$work/bin/cc" <<-'EOS'
-		#!/bin/sh
-		# the host's gcc, minus the options of newer gcc that it lacks
-		for a; do
-			shift
-			case $a in
-			-fmin-function-alignment=*) set -- "$@" "-falign-functions=${a#*=}" ;;
-			-fzero-init-padding-bits=* | -fdiagnostics-show-context* | -fms-anonymous-structs | \
-				-Wno-unterminated-string-initialization | -Wno-default-const-init-unsafe | \
-				-Wflex-array-member-not-at-end) ;;
-			*) set -- "$@" "$a" ;;
-			esac
-		done
-		exec gcc "$@"
-		EOS
-		chmod 755 "$work/bin/cc"
-		ccarg="CC=$work/bin/cc"
-	fi
-	mk="make -C $work/hdr -f $common/Makefile KBUILD_OUTPUT=$work/hdr $ccarg"
+	# shellcheck disable=SC2086
+	sh "$top/scripts/xray-kmod.sh" $kargs >"$work/kmod.out" 2>"$work/kmod.err" || {
+		sed 's/^/# /' "$work/kmod.err"
+		die "the module does not build$([ -z "$kdir" ] || echo " for $kdir")"
+	}
+	sed 's/^/# /' "$work/kmod.err"
+	rel=$(sed -n 's/^release=//p' "$work/kmod.out")
+	[ -n "$kdir" ] || kernel=$(sed -n 's/^kernel=//p' "$work/kmod.out")
+	n=$(sed -n 's/^note=//p' "$work/kmod.out")
+	[ -z "$n" ] || note=" ($n)"
+	cp "$(sed -n 's/^ko=//p' "$work/kmod.out")" "$work/kmod/anonremap_xray.ko"
 fi
 [ -r "$kernel" ] || die "no kernel image $kernel"
-
-# ---------------------------------------------------------------------------
-# The module, built out of the source tree.
-mkdir -p "$work/kmod"
-cp "$top/kmod/anonremap_xray.c" "$top/kmod/Kbuild" "$top/kmod/Makefile" "$work/kmod/"
-if [ -n "$ko" ]; then
-	cp "$ko" "$work/kmod/anonremap_xray.ko" || die "cannot read $ko"
-	: >"$work/kbuild.log"
-elif ! $mk M="$work/kmod" modules >"$work/kbuild.log" 2>&1; then
-	sed 's/^/# kbuild: /' "$work/kbuild.log" | tail -n 30
-	die "the module does not build for $rel"
-fi
-# The module's own warnings (the kernel headers' are not ours to fix).
-grep 'anonremap_xray\.c:[0-9]*:[0-9]*: warning:' "$work/kbuild.log" | sed 's/^/# kbuild: /' || true
 vermagic=$(modinfo -F vermagic "$work/kmod/anonremap_xray.ko" 2>/dev/null || strings "$work/kmod/anonremap_xray.ko" | sed -n 's/^vermagic=//p')
 
 # ---------------------------------------------------------------------------
