@@ -229,23 +229,6 @@ static bool probe_multi_move(void)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-/* pswpout and pswpin of /proc/vmstat (system-wide pages written to and read
- * from swap). */
-static bool vmstat_swap(unsigned long v[2])
-{
-	char line[128];
-	int got = 0;
-	FILE *fp = fopen("/proc/vmstat", "re");
-
-	while (fp && got < 2 && fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "pswpout %lu", &v[0]) == 1 || sscanf(line, "pswpin %lu", &v[1]) == 1)
-			got++;
-	}
-	if (fp)
-		fclose(fp);
-	return got == 2;
-}
-
 static int swap_devices(void)
 {
 	char buf[4096];
@@ -562,8 +545,11 @@ int cmd_stress(int argc, char **argv)
 		}
 	}
 	cJSON *reclaim = cfg->reclaim ? reclaim_setup(&a) : NULL;
-	unsigned long swp0[2] = { 0, 0 }; /* did pages really go out to swap, and come back? */
-	bool swp_ok = reclaim && vmstat_swap(swp0);
+	struct counters *vmc = NULL;
+	if (reclaim) { /* did pages really go out to swap, and come back? (vmstat only) */
+		vmc = counters_new();
+		counters_snapshot(vmc, false);
+	}
 
 	struct stress_stats st = { 0 };
 	struct stress_round rd = { 0 };
@@ -678,10 +664,16 @@ int cmd_stress(int argc, char **argv)
 	cJSON_AddNumberToObject(xo, "relocate_anon_fallbacks", st.xray_fallbacks);
 	cJSON_AddNumberToObject(xo, "ordinary_merges", st.xray_merged);
 	cJSON_AddItemToObject(s, "errno_table", stress_errno_table_json());
-	unsigned long swp1[2];
-	if (swp_ok && vmstat_swap(swp1)) {
-		cJSON_AddNumberToObject(reclaim, "swapped_out_pages", (double)(swp1[0] - swp0[0]));
-		cJSON_AddNumberToObject(reclaim, "swapped_in_pages", (double)(swp1[1] - swp0[1]));
+	if (vmc) {
+		cJSON *d = counters_delta_json(vmc);
+		cJSON *vs = cJSON_GetObjectItem(d, "vmstat");
+		cJSON *po = cJSON_GetObjectItem(vs, "pswpout"), *pi = cJSON_GetObjectItem(vs, "pswpin");
+		if (cJSON_IsNumber(po) && cJSON_IsNumber(pi)) {
+			cJSON_AddNumberToObject(reclaim, "swapped_out_pages", po->valuedouble);
+			cJSON_AddNumberToObject(reclaim, "swapped_in_pages", pi->valuedouble);
+		}
+		cJSON_Delete(d);
+		free(vmc);
 	}
 	if (reclaim)
 		cJSON_AddItemToObject(s, "reclaim", reclaim);
