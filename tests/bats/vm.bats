@@ -17,6 +17,7 @@ KMOD="$SRC/scripts/xray-kmod.sh"
 	assert_output --partial '--xray'
 	assert_output --partial '--kdir DIR'
 	assert_output --partial '--swap SIZE'
+	assert_output --partial '--no-swap'
 	assert_output --partial '--allow-splat REGEX'
 	assert_output --partial 'unless: 5 the guest'
 	assert_output --partial "stress's --out DIR"

@@ -173,7 +173,8 @@ if [ "${VM_STRESS:-1}" != 0 ] && [ "$update" = 0 ]; then
 		notok "stress: the minimized reproducer did not fail when replayed: $(jq -r '.stress.violation.minimized_replay' "$s.json" 2>/dev/null)"
 	fi
 
-	# 2. A real stress run with --reclaim: swap and a memory cgroup are
+	# 2. A real stress run with --reclaim: swap (the 512M anonremap-vm gives
+	# stress --reclaim by default, no --swap) and a memory cgroup are
 	# there, pages really go out to swap and come back, nothing breaks; the
 	# x-ray invariant is skipped, saying why (no relocating move on 6.1). A
 	# kernel-log line that --allow-splat allows leaves the exit status alone.
@@ -181,7 +182,7 @@ if [ "${VM_STRESS:-1}" != 0 ] && [ "$update" = 0 ]; then
 	t0=$(date +%s)
 	src=0
 	ANONREMAP_VM_KMSG="WARNING: anonremap-vm-test: allowed marker" \
-		"$top/scripts/anonremap-vm" --debian "$DEBIAN" --xray --swap 128M --anonremap "$AR" \
+		"$top/scripts/anonremap-vm" --debian "$DEBIAN" --xray --anonremap "$AR" \
 		--timeout "${VM_TIMEOUT:-600}" --allow-splat 'anonremap-vm-test: allowed' -- \
 		stress --seed 42 --time 8 --reclaim --check-every 16 --out "$r" -o "$r.json" \
 		>"$tmp/reclaim.out" 2>"$tmp/reclaim.err" || src=$?
