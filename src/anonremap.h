@@ -385,7 +385,6 @@ struct smaps_stream *smaps_stream_start(pid_t pid, struct err *err);
 bool smaps_stream_get(struct smaps_stream *s, uint64_t start, struct smaps_entry *out);
 struct smaps_table *smaps_stream_finish(struct smaps_stream *s, bool want, struct err *err);
 const struct smaps_entry *smaps_find(const struct smaps_table *t, uint64_t start);
-size_t smaps_count(const struct smaps_table *t);
 
 /* counters.c: libproc2 */
 struct counters;

@@ -23,6 +23,7 @@ struct smaps_parser {
 	size_t n, cap;
 	bool sorted;
 	uint64_t stop_at; /* the first entry at or above this ends the parse */
+	bool reached;     /* it did: nothing more is read */
 	/* Only for a parse on a thread of its own (smaps_stream): e moves
 	 * under the lock, and entries [0, done) are final and visible. */
 	pthread_mutex_t *lock;
@@ -55,8 +56,10 @@ static int parse_line(struct smaps_parser *p, const char *line, size_t ll)
 		if (!scan_hex(&s, end, &a) || s == end || *s++ != '-' || !scan_hex(&s, end, &b) ||
 		    (s < end && *s != ' '))
 			return 0; /* not a header after all: ignored, as any unknown line */
-		if (a >= p->stop_at)
-			return 1; /* the caller needs nothing from here on */
+		if (a >= p->stop_at) {
+			p->reached = true; /* the caller needs nothing from here on */
+			return 0;
+		}
 		if (p->n == p->cap) {
 			size_t cap = p->cap ? p->cap * 2 : 64;
 			if (p->lock)
@@ -132,7 +135,7 @@ static int parse_lines(struct smaps_parser *p, const char *buf, size_t len, bool
 {
 	const char *q = buf, *end = buf + len;
 
-	while (q < end) {
+	while (q < end && !p->reached) {
 		const char *nl = memchr(q, '\n', (size_t)(end - q));
 		if (!nl && !last)
 			break;
@@ -159,7 +162,6 @@ int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_
 	size_t used;
 
 	int rc = parse_lines(&p, buf, len, true, &used);
-	rc = rc == 1 ? 0 : rc;
 	if (!rc)
 		parser_finish(&p);
 	if (rc) {
@@ -205,11 +207,8 @@ static int smaps_read_fd(int fd, struct smaps_parser *p)
 			from = (size_t)(nl - buf) + 1;
 			skipping = false;
 		}
-		if ((rc = parse_lines(p, buf + from, have - from, r == 0, &used))) {
-			if (rc == 1)
-				rc = 0; /* stopped at stop_at */
+		if ((rc = parse_lines(p, buf + from, have - from, r == 0, &used)) || p->reached)
 			break;
-		}
 		used += from;
 		if (p->lock) {
 			/* every entry but the last is whole: a later line cannot change it */
@@ -226,10 +225,8 @@ static int smaps_read_fd(int fd, struct smaps_parser *p)
 			break;
 		if (used == 0 && have == READ_CHUNK) {
 			/* one line fills the buffer: parse what fits, skip the rest */
-			if ((rc = parse_line(p, buf, have))) {
-				rc = rc == 1 ? 0 : rc;
+			if ((rc = parse_line(p, buf, have)) || p->reached)
 				break;
-			}
 			skipping = true;
 			used = have;
 		}
@@ -238,6 +235,17 @@ static int smaps_read_fd(int fd, struct smaps_parser *p)
 	}
 	free(buf);
 	return rc;
+}
+
+/* /proc/PID/smaps opened, its path in path for later messages; -1 with err
+ * set when it cannot be. */
+static int smaps_open(pid_t pid, char path[64], struct err *err)
+{
+	snprintf(path, 64, "/proc/%d/smaps", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		err_set(err, "%s: %s", path, strerror(errno));
+	return fd;
 }
 
 int smaps_parse_fd(int fd, uint64_t stop_at, struct smaps_entry **out, size_t *n)
@@ -265,12 +273,9 @@ struct smaps_table *smaps_load(pid_t pid, uint64_t hi, struct err *err)
 	struct smaps_entry *e;
 	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err_set(err, "%s: %s", path, strerror(errno));
+	int fd = smaps_open(pid, path, err);
+	if (fd < 0)
 		return NULL;
-	}
 	int rc = smaps_parse_fd(fd, hi, &e, &n);
 	close(fd);
 	if (rc) {
@@ -295,11 +300,6 @@ const struct smaps_entry *smaps_find(const struct smaps_table *t, uint64_t start
 {
 	struct smaps_entry key = { .start = start };
 	return t ? bsearch(&key, t->e, t->n, sizeof(key), cmp_start) : NULL;
-}
-
-size_t smaps_count(const struct smaps_table *t)
-{
-	return t ? t->n : 0;
 }
 
 /* The smaps fields of one VMA, or, without its entry, why not. */
@@ -360,10 +360,8 @@ struct smaps_stream *smaps_stream_start(pid_t pid, struct err *err)
 {
 	struct smaps_stream *s = xcalloc(1, sizeof(*s));
 
-	snprintf(s->path, sizeof(s->path), "/proc/%d/smaps", (int)pid);
-	s->fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	s->fd = smaps_open(pid, s->path, err);
 	if (s->fd < 0) {
-		err_set(err, "%s: %s", s->path, strerror(errno));
 		free(s);
 		return NULL;
 	}
