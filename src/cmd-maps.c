@@ -60,6 +60,7 @@ struct maps_out {
 	const struct maps_args *a;
 	const struct vma_src *vs;
 	cJSON *xray_status;
+	int write_errno; /* stdout failed: the walk stops for that */
 };
 
 static int maps_begin(void *ctx, size_t count)
@@ -74,7 +75,9 @@ static int maps_begin(void *ctx, size_t count)
 		cJSON_AddItemReferenceToObject(head, "xray", m->xray_status);
 	int rc = json_stream_begin(&m->js, head, "vmas", stdout);
 	cJSON_Delete(head);
-	return rc ? -errno : 0;
+	if (rc)
+		m->write_errno = errno ? errno : EIO;
+	return -m->write_errno;
 }
 
 static int maps_vma(void *ctx, cJSON *vma)
@@ -82,7 +85,9 @@ static int maps_vma(void *ctx, cJSON *vma)
 	struct maps_out *m = ctx;
 	int rc = json_stream_item(&m->js, vma);
 	cJSON_Delete(vma);
-	return rc ? -errno : 0;
+	if (rc)
+		m->write_errno = errno ? errno : EIO;
+	return -m->write_errno;
 }
 
 int cmd_maps(int argc, char **argv)
@@ -109,16 +114,17 @@ int cmd_maps(int argc, char **argv)
 	struct vma_sink sink = { .begin = maps_begin, .vma = maps_vma, .ctx = &m };
 	errno = 0;
 	rc = vmas_walk(&vs, &a.o, 0, UINT64_MAX, &sink, &err);
-	bool started = m.js.fp != NULL;
-	if (!rc || started)
-		rc = json_stream_end(&m.js) || fflush(stdout) || ferror(stdout) || rc ? -1 : 0;
+	/* a document begun is closed, even after a read error, so it parses */
+	if (m.js.fp && (json_stream_end(&m.js) || fflush(stdout) || ferror(stdout)) && !m.write_errno)
+		m.write_errno = errno ? errno : EIO;
 	cJSON_Delete(m.xray_status);
 	vma_close(&vs);
+	if (m.write_errno) {
+		fprintf(stderr, "anonremap: cannot write to stdout: %s\n", strerror(m.write_errno));
+		return EXIT_ERROR;
+	}
 	if (rc) {
-		if (started)
-			fprintf(stderr, "anonremap: cannot write to stdout: %s\n", err.msg[0] ? err.msg : strerror(errno));
-		else
-			fprintf(stderr, "anonremap: %s\n", err.msg);
+		fprintf(stderr, "anonremap: %s\n", err.msg);
 		return EXIT_ERROR;
 	}
 	return EXIT_PASS;

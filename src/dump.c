@@ -197,7 +197,6 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 	bool kpf_ok = true;
 
 	struct smaps_stream *ss = NULL;
-	bool err_said = false;
 	if (o->smaps && o->smaps_thread && !(ss = smaps_stream_start(vs->pid, err)))
 		return -1;
 	int rc = vma_list(vs, lo, hi, &v, &n);
@@ -223,8 +222,10 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 				cJSON_AddStringToObject(o->xray_status, "why", why);
 		}
 	}
-	if (sink->begin && (rc = sink->begin(sink->ctx, n)))
+	if (sink->begin && (rc = sink->begin(sink->ctx, n))) {
+		err_set(err, "%s", strerror(-rc));
 		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
 		cJSON *j = cJSON_CreateObject();
 		char a[64], b[64];
@@ -288,15 +289,16 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 			if (x)
 				cJSON_AddItemToObject(j, "xray", xray_vma_json(x));
 		}
-		if ((rc = sink->vma(sink->ctx, j)))
+		if ((rc = sink->vma(sink->ctx, j))) {
+			err_set(err, "%s", strerror(-rc));
 			goto out;
+		}
 	}
 	if (ss) {
 		sm = smaps_stream_finish(ss, true, err);
 		ss = NULL;
-		if (!sm) {
-			rc = -EIO;
-			err_said = true;
+		if (!sm) { /* err says why */
+			rc = -1;
 			goto out;
 		}
 	}
@@ -307,8 +309,6 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 out:
 	if (ss)
 		smaps_stream_finish(ss, false, NULL);
-	if (rc && !err_said)
-		err_set(err, "%s", strerror(-rc));
 	xray_free(xv, nx);
 	pagemap_close();
 	smaps_free(sm);
