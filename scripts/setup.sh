@@ -6,8 +6,8 @@
 set -eu
 
 PACKAGES="build-essential autoconf automake libtool pkg-config
-libcjson-dev libproc2-dev procps
-bats bats-assert bats-support jq mandoc valgrind"
+libcjson-dev libproc2-dev zlib1g-dev procps
+bats bats-assert bats-support jq mandoc valgrind strace"
 [ $# -gt 0 ] && PACKAGES="$*"
 
 missing=""

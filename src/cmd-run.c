@@ -259,7 +259,7 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	/* The text and KTAP outputs show neither the probed features nor the
-	 * report's settings and kernel config (a gzip run): JSON and -R do. */
+	 * report's settings and kernel config: JSON and -R do. */
 	bool full = a.format == OUT_JSON || a.report;
 	cJSON *doc = result_new(full);
 	cJSON *arr = cJSON_GetObjectItem(doc, "scenarios");

@@ -5,86 +5,67 @@
 #include "anonremap.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
-/* The config options that bear on VMA merging, moves and THP. */
+/* The config options that bear on VMA merging, moves and THP, sorted for
+ * bsearch: a config file has about ten thousand lines. */
 static const char *const config_opts[] = {
-	"CONFIG_TRANSPARENT_HUGEPAGE", "CONFIG_TRANSPARENT_HUGEPAGE_ALWAYS", "CONFIG_TRANSPARENT_HUGEPAGE_MADVISE",
-	"CONFIG_TRANSPARENT_HUGEPAGE_NEVER", "CONFIG_READ_ONLY_THP_FOR_FS", "CONFIG_USERFAULTFD", "CONFIG_KSM",
-	"CONFIG_MEM_SOFT_DIRTY", "CONFIG_PER_VMA_LOCK", "CONFIG_PROC_PAGE_MONITOR", "CONFIG_ANON_VMA_NAME",
-	"CONFIG_HAVE_MOVE_PMD", "CONFIG_HAVE_MOVE_PUD", "CONFIG_MIGRATION", "CONFIG_COMPACTION", "CONFIG_NUMA",
-	"CONFIG_SWAP", "CONFIG_ZSWAP", "CONFIG_MEMCG", "CONFIG_UPROBES", "CONFIG_64BIT", "CONFIG_PGTABLE_LEVELS",
-	"CONFIG_DEBUG_VM", "CONFIG_DEBUG_VM_MAPLE_TREE", "CONFIG_LOCKDEP", "CONFIG_PROVE_LOCKING", "CONFIG_KASAN",
-	NULL,
+	"CONFIG_64BIT", "CONFIG_ANON_VMA_NAME", "CONFIG_COMPACTION", "CONFIG_DEBUG_VM",
+	"CONFIG_DEBUG_VM_MAPLE_TREE", "CONFIG_HAVE_MOVE_PMD", "CONFIG_HAVE_MOVE_PUD", "CONFIG_KASAN", "CONFIG_KSM",
+	"CONFIG_LOCKDEP", "CONFIG_MEMCG", "CONFIG_MEM_SOFT_DIRTY", "CONFIG_MIGRATION", "CONFIG_NUMA",
+	"CONFIG_PER_VMA_LOCK", "CONFIG_PGTABLE_LEVELS", "CONFIG_PROC_PAGE_MONITOR", "CONFIG_PROVE_LOCKING",
+	"CONFIG_READ_ONLY_THP_FOR_FS", "CONFIG_SWAP", "CONFIG_TRANSPARENT_HUGEPAGE",
+	"CONFIG_TRANSPARENT_HUGEPAGE_ALWAYS", "CONFIG_TRANSPARENT_HUGEPAGE_MADVISE",
+	"CONFIG_TRANSPARENT_HUGEPAGE_NEVER", "CONFIG_UPROBES", "CONFIG_USERFAULTFD", "CONFIG_ZSWAP",
 };
 
-/* gzip -dc /proc/config.gz, spawned straight (no shell: popen's sh cost
- * as much as gzip itself), its stdout a pipe, stderr /dev/null. */
-static FILE *gunzip_config(pid_t *pid)
+static int opt_cmp(const void *key, const void *elem)
 {
-	static char *const argv[] = { "gzip", "-dc", "/proc/config.gz", NULL };
-	posix_spawn_file_actions_t fa;
-	int fds[2];
-	FILE *fp = NULL;
-
-	*pid = -1;
-	if (access("/proc/config.gz", R_OK) || pipe2(fds, O_CLOEXEC))
-		return NULL;
-	if (!posix_spawn_file_actions_init(&fa)) {
-		posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-		if (posix_spawnp(pid, "gzip", &fa, NULL, argv, environ))
-			*pid = -1;
-		posix_spawn_file_actions_destroy(&fa);
-	}
-	close(fds[1]);
-	if (*pid > 0)
-		fp = fdopen(fds[0], "re");
-	if (!fp)
-		close(fds[0]);
-	return fp;
+	return strcmp(key, *(const char *const *)elem);
 }
 
-/* /proc/config.gz through gzip, else /boot/config-RELEASE. */
+/* Record the option one line of a config file sets ("CONFIG_X=v") or
+ * leaves out ("# CONFIG_X is not set"), if config_opts names it. */
+static bool config_line(cJSON *o, char *line)
+{
+	bool unset = !strncmp(line, "# ", 2);
+	char *name = line + (unset ? 2 : 0);
+	char *end = name + strcspn(name, unset ? " " : "=");
+
+	if (strncmp(name, "CONFIG_", 7) || !*end || (unset && strcmp(end, " is not set")))
+		return false;
+	char sep = *end;
+	*end = 0;
+	const char *const *opt = bsearch(name, config_opts, sizeof(config_opts) / sizeof(config_opts[0]),
+					 sizeof(config_opts[0]), opt_cmp);
+	*end = sep;
+	if (!opt)
+		return false;
+	cJSON_AddStringToObject(o, *opt, unset ? "not set" : end + 1);
+	return true;
+}
+
+/* /proc/config.gz through zlib, else /boot/config-RELEASE (gzopen reads
+ * a plain file as it is). */
 static cJSON *config_json(void)
 {
 	char path[256], line[512];
 	cJSON *o = cJSON_CreateObject();
-	pid_t gz;
-	FILE *fp = gunzip_config(&gz);
 	bool any = false;
 
+	snprintf(path, sizeof(path), "/boot/config-%s", kinfo.release);
 	for (int pass = 0; pass < 2 && !any; pass++) {
-		if (pass == 1) {
-			snprintf(path, sizeof(path), "/boot/config-%s", kinfo.release);
-			fp = fopen(path, "re");
-		}
-		while (fp && fgets(line, sizeof(line), fp)) {
+		gzFile gz = gzopen(pass ? path : "/proc/config.gz", "rb");
+		while (gz && gzgets(gz, line, sizeof(line))) {
 			line[strcspn(line, "\n")] = 0;
-			for (int i = 0; config_opts[i]; i++) {
-				size_t n = strlen(config_opts[i]);
-				if (!strncmp(line, config_opts[i], n) && line[n] == '=') {
-					cJSON_AddStringToObject(o, config_opts[i], line + n + 1);
-					any = true;
-				} else if (!strncmp(line, "# ", 2) && !strncmp(line + 2, config_opts[i], n) &&
-					   !strcmp(line + 2 + n, " is not set")) {
-					cJSON_AddStringToObject(o, config_opts[i], "not set");
-					any = true;
-				}
-			}
+			any |= config_line(o, line);
 		}
-		/* close what this pass opened; gzip must be waited for */
-		if (fp)
-			fclose(fp);
-		if (pass == 0 && gz > 0)
-			while (waitpid(gz, NULL, 0) < 0 && errno == EINTR)
-				;
-		fp = NULL;
+		if (gz)
+			gzclose(gz);
 	}
 	if (!any) {
 		cJSON_Delete(o);
