@@ -279,8 +279,15 @@ struct call {
 	uint64_t seed;
 	int access;        /* fault: 0 write, 1 read; verify: 1 zero */
 	int has_pattern;
+	/* A chain: the next call is already in the pipe. Make it right after
+	 * this one, as a selftest would, if this one ends as the step says it
+	 * will: ok_sig raised (0: none), ok_err (0 success, N failure with
+	 * errno N, -1 either), or ok_any (--keep-going). Else reply
+	 * REPLY_NOT_RUN for the rest of the chain. */
+	int chain;
+	int ok_sig, ok_err, ok_any;
 };
-enum reply_kind { REPLY_READY, REPLY_STEP, REPLY_CHILD_EXIT };
+enum reply_kind { REPLY_READY, REPLY_STEP, REPLY_CHILD_EXIT, REPLY_NOT_RUN };
 struct reply {
 	int kind;
 	int index;
@@ -297,6 +304,7 @@ struct reply {
 struct child_cfg {
 	uint64_t size, align, guard;
 	int cmd_fd, rep_fd;
+	int bell_fd;       /* a byte written when a chain of calls is done */
 };
 void child_main(const struct child_cfg *cfg) __attribute__((noreturn));
 void child_touch(const struct call *c, struct reply *rep);
@@ -320,6 +328,7 @@ struct run_opts {
 	bool allow_outside;
 	bool steps_later;      /* shell: steps arrive one by one, any may dump */
 };
+#define CHAIN_MAX 32 /* calls in one chain: one write, within PIPE_BUF */
 struct run {
 	struct scenario *sc;
 	const struct run_opts *opts;
@@ -339,6 +348,14 @@ struct run {
 	char why[512], rbuf[700];
 	long rss_killed;       /* the watchdog killed it at this RSS (kB) */
 	bool stop;             /* a failed step ends the scenario */
+	/* Steps [ahead_lo, ahead_hi) went to the scenario process as one chain
+	 * (struct call), prepared ahead of their turn; their replies come in
+	 * as usual, and bell_fd is readable once the whole chain is done. */
+	int bell_fd;
+	bool bell_pending;
+	int ahead_base, ahead_lo, ahead_hi; /* ahead[k - ahead_base] is step k's */
+	struct call ahead[CHAIN_MAX];
+	cJSON *ahead_args[CHAIN_MAX];
 };
 int run_resolve(struct run *r, const struct step *st, enum field_id id, uint64_t *out, struct err *err);
 int run_check_range(struct run *r, const struct step *st, enum field_id id, uint64_t addr, uint64_t len,

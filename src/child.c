@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int cmd_fd = -1, rep_fd = -1;
+static int cmd_fd = -1, rep_fd = -1, bell_fd = -1;
 static sigjmp_buf touch_jb;
 static volatile sig_atomic_t in_touch;
 static volatile int fault_sig, fault_code;
@@ -134,6 +134,19 @@ int child_fork(struct reply *rep)
 	_exit(0);
 }
 
+/* Whether a call ended as its step says it will (run.c's judge, for the
+ * ops that may start a chain): only then is the next call of the chain made. */
+static bool outcome_expected(const struct call *c, const struct reply *rep)
+{
+	if (c->ok_any)
+		return true;
+	if (rep->signo || c->ok_sig)
+		return rep->signo == c->ok_sig;
+	if (c->ok_err > 0)
+		return rep->ret == -1 && rep->err == c->ok_err;
+	return c->ok_err < 0 || rep->ret != -1;
+}
+
 static void send_reply(struct reply *rep)
 {
 	rep->pid = getpid();
@@ -150,14 +163,24 @@ void child_main(const struct child_cfg *cfg)
 
 	cmd_fd = cfg->cmd_fd;
 	rep_fd = cfg->rep_fd;
-	/* Nothing of anonremap's but the two pipes: libproc2 keeps its /proc
+	bell_fd = cfg->bell_fd;
+	/* Nothing of anonremap's but the three pipes: libproc2 keeps its /proc
 	 * files open without O_CLOEXEC, and a fork inherits them. */
-	int f1 = cmd_fd < rep_fd ? cmd_fd : rep_fd, f2 = cmd_fd < rep_fd ? rep_fd : cmd_fd;
-	if (f1 > 3)
-		close_range(3, f1 - 1, 0);
-	if (f2 > f1 + 1)
-		close_range(f1 + 1, f2 - 1, 0);
-	close_range(f2 + 1, ~0u, 0);
+	int keep[3] = { cmd_fd, rep_fd, bell_fd };
+	for (int a = 0; a < 3; a++)
+		for (int b = a + 1; b < 3; b++)
+			if (keep[b] < keep[a]) {
+				int t = keep[a];
+				keep[a] = keep[b];
+				keep[b] = t;
+			}
+	for (int k = 0, from = 3; k <= 3; k++) {
+		unsigned int to = k < 3 ? (unsigned int)keep[k] : ~0u;
+		if (to > (unsigned int)from)
+			close_range(from, to - 1, 0);
+		if (k < 3)
+			from = keep[k] + 1;
+	}
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	setrlimit(RLIMIT_CORE, &core);
 	/* a runaway scenario is the first thing the OOM killer takes */
@@ -197,16 +220,29 @@ void child_main(const struct child_cfg *cfg)
 	rep.base = base;
 	send_reply(&rep);
 
+	/* Each reply goes out as soon as its call is made: anonremap does not
+	 * wait on the reply pipe during a chain, so the writes wake nobody, and
+	 * what a chain did is in the pipe even if a later call hangs. */
+	bool in_chain = false, skipping = false;
 	for (;;) {
 		struct call c;
 		int rc = read_full(cmd_fd, &c, sizeof(c));
 		if (rc <= 0 || c.kind == CALL_EXIT)
 			_exit(0);
 		memset(&rep, 0, sizeof(rep));
-		rep.kind = REPLY_STEP;
+		rep.kind = skipping ? REPLY_NOT_RUN : REPLY_STEP;
 		rep.index = c.index;
-		if (c.op >= 0 && op_table[c.op] && op_table[c.op]->exec)
+		if (!skipping && c.op >= 0 && op_table[c.op] && op_table[c.op]->exec)
 			op_table[c.op]->exec(&c, &rep);
+		if (c.chain && !skipping && !outcome_expected(&c, &rep))
+			skipping = true;
 		send_reply(&rep);
+		if (c.chain) {
+			in_chain = true;
+		} else if (in_chain) {
+			in_chain = skipping = false;
+			if (write_full(bell_fd, "", 1))
+				_exit(EXIT_ERROR);
+		}
 	}
 }

@@ -153,21 +153,34 @@ static void describe_status(int st, char *buf, size_t len)
 
 enum wait_result { WAIT_OK, WAIT_DIED, WAIT_TIMEOUT, WAIT_INTERRUPTED };
 
+/* A step reply already in the pipe, read without waiting. */
+static bool ready_reply(struct run *r, struct reply *rep)
+{
+	struct pollfd p = { .fd = r->rep_fd, .events = POLLIN };
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN) && read_full(r->rep_fd, rep, sizeof(*rep)) > 0 &&
+	       rep->kind != REPLY_CHILD_EXIT;
+}
+
 /* One reply, or why none came: the scenario process died, hung or we were interrupted. */
 static enum wait_result wait_reply(struct run *r, double deadline, struct reply *rep, char *why, size_t wlen)
 {
 	for (;;) {
+		double left = deadline - mono();
+		if ((run_interrupted || left <= 0) && r->bell_pending && ready_reply(r, rep))
+			return WAIT_OK; /* a step of the chain that ended: the next one hangs */
 		if (run_interrupted) {
 			snprintf(why, wlen, "interrupted by the user");
 			return WAIT_INTERRUPTED;
 		}
-		double left = deadline - mono();
 		if (left <= 0) {
 			snprintf(why, wlen, "timed out after %g s", r->opts->timeout);
 			return WAIT_TIMEOUT;
 		}
-		struct pollfd pfd = { .fd = r->rep_fd, .events = POLLIN };
-		int pr = poll(&pfd, 1, left > 0.02 ? 20 : (int)(left * 1000) + 1);
+		/* During a chain only the bell (or a hangup) wakes anonremap:
+		 * a poll without POLLIN is not woken by the replies' writes. */
+		struct pollfd pfd[2] = { { .fd = r->rep_fd, .events = r->bell_pending ? 0 : POLLIN },
+					 { .fd = r->bell_fd, .events = POLLIN } };
+		int pr = poll(pfd, r->bell_pending ? 2 : 1, left > 0.02 ? 20 : (int)(left * 1000) + 1);
 		if (pr < 0 && errno == EINTR)
 			continue;
 		if (pr == 0 && r->opts->max_rss_kb) {
@@ -180,6 +193,16 @@ static enum wait_result wait_reply(struct run *r, double deadline, struct reply 
 		}
 		if (pr <= 0)
 			continue;
+		if (r->bell_pending) {
+			char b;
+			if (pfd[1].revents & POLLIN)
+				while (read(r->bell_fd, &b, 1) < 0 && errno == EINTR)
+					;
+			else if (!((pfd[0].revents | pfd[1].revents) & (POLLHUP | POLLERR)))
+				continue;
+			/* done, or gone: either way the replies it wrote are read now */
+			r->bell_pending = false;
+		}
 		int rc = read_full(r->rep_fd, rep, sizeof(*rep));
 		if (rc > 0 && rep->kind != REPLY_CHILD_EXIT)
 			return WAIT_OK;
@@ -236,7 +259,9 @@ static void reap_all(struct run *r)
 	}
 	if (r->rep_fd >= 0)
 		close(r->rep_fd);
-	r->rep_fd = -1;
+	if (r->bell_fd >= 0)
+		close(r->bell_fd);
+	r->rep_fd = r->bell_fd = -1;
 }
 
 static void set_status(cJSON *res, const char *status, const char *reason)
@@ -391,14 +416,14 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 	struct run *r = xcalloc(1, sizeof(*r));
 	cJSON *res = new_result(sc);
 	char why[512];
-	int cmdp[2], repp[2];
+	int cmdp[2], repp[2], bellp[2];
 	struct reply rep;
 
 	*resp = res;
 	r->res = res;
 	r->sc = sc;
 	r->opts = o;
-	r->cmd_fd = r->rep_fd = -1;
+	r->cmd_fd = r->rep_fd = r->bell_fd = -1;
 	r->vs.fd = -1;
 	r->final = "pass";
 	for (int f = 0; f < FEAT__COUNT; f++) {
@@ -426,22 +451,35 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 		free(r);
 		return NULL;
 	}
+	if (pipe2(bellp, O_CLOEXEC)) {
+		snprintf(why, sizeof(why), "pipe: %s", strerror(errno));
+		set_status(res, "error", why);
+		for (int k = 0; k < 2; k++) {
+			close(cmdp[k]);
+			close(repp[k]);
+		}
+		free(r);
+		return NULL;
+	}
 	r->ctr = counters_new();
 	counters_snapshot(r->ctr, may_dump(sc, o));
 	fflush(NULL);
 	cpu_share();
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct child_cfg cfg = { sc->size, sc->align, sc->guard, cmdp[0], repp[1] };
+		struct child_cfg cfg = { sc->size, sc->align, sc->guard, cmdp[0], repp[1], bellp[1] };
 		setpgid(0, 0);
 		close(cmdp[1]);
 		close(repp[0]);
+		close(bellp[0]);
 		child_main(&cfg);
 	}
 	close(cmdp[0]);
 	close(repp[1]);
+	close(bellp[1]);
 	r->cmd_fd = cmdp[1];
 	r->rep_fd = repp[0];
+	r->bell_fd = bellp[0];
 	if (pid < 0) {
 		snprintf(why, sizeof(why), "fork: %s", strerror(errno));
 		set_status(res, "error", why);
@@ -528,6 +566,57 @@ static enum wait_result wait_pause(struct run *r, struct reply *rep)
 }
 
 /* Run step i of r->sc. 0: go on; 1: the step failed; -1: the run is over. */
+/* Which steps a chain may hold. A chain goes on past a step only if the
+ * step binds no name (no after hook), so the next step's call can be
+ * prepared before this one's reply; pause waits for a person, and fork
+ * changes the process the calls go to. */
+static bool chain_may_join(const struct step *st)
+{
+	return st->op->exec && strcmp(st->op->name, "pause") && strcmp(st->op->name, "fork");
+}
+
+static bool chain_may_go_on(const struct step *st)
+{
+	return chain_may_join(st) && !st->op->after;
+}
+
+/* Send step i's call, and with it, as one chain, the calls of the steps
+ * after it that need nothing from anonremap in between (no dump, no
+ * expect, no binding): the scenario process makes them back to back, as a
+ * selftest makes its calls, with no switch to anonremap and back before
+ * each one to cool the caches the next call's duration_ns depends on. */
+static int send_chain(struct run *r, int i, struct call *c)
+{
+	struct call calls[CHAIN_MAX];
+	struct err err;
+	int n = 0;
+
+	calls[0] = *c;
+	for (int j = i; j + 1 < r->sc->nsteps && n + 1 < CHAIN_MAX; j++) {
+		const struct step *sj = &r->sc->steps[j], *next = &r->sc->steps[j + 1];
+		if (!chain_may_go_on(sj) || !chain_may_join(next))
+			break;
+		struct call cn = { .kind = CALL_STEP, .op = op_index(next->op), .index = j + 1 };
+		cJSON *args = cJSON_CreateObject();
+		if (next->op->prepare && next->op->prepare(r, (struct step *)next, &cn, args, &err)) {
+			cJSON_Delete(args); /* its turn reports the error */
+			break;
+		}
+		calls[n].chain = 1;
+		calls[n].ok_any = r->opts->keep_going;
+		calls[n].ok_sig = sj->f[FLD_SIGNAL].set ? (int)sj->f[FLD_SIGNAL].u : 0;
+		calls[n].ok_err = sj->f[FLD_ERRNO].set ? (int)sj->f[FLD_ERRNO].u :
+				  sj->f[FLD_MAY_FAIL].set && sj->f[FLD_MAY_FAIL].u ? -1 : 0;
+		r->ahead[n] = cn;
+		r->ahead_args[n] = args;
+		calls[++n] = cn;
+	}
+	r->ahead_base = r->ahead_lo = i + 1;
+	r->ahead_hi = i + 1 + n;
+	r->bell_pending = n > 0;
+	return write_full(r->cmd_fd, calls, (n + 1) * sizeof(calls[0]));
+}
+
 int run_step(struct run *r, int i, cJSON **out)
 {
 	struct step *st = &r->sc->steps[i];
@@ -548,7 +637,14 @@ int run_step(struct run *r, int i, cJSON **out)
 	cJSON_AddNumberToObject(sres, "index", i);
 	cJSON_AddStringToObject(sres, "op", st->op->name);
 	cJSON_AddItemToArray(r->steps, sres);
-	if (st->op->prepare && st->op->prepare(r, st, &c, args, &err)) {
+	bool sent = i >= r->ahead_lo && i < r->ahead_hi;
+	if (sent) { /* prepared and sent with the chain before it */
+		c = r->ahead[i - r->ahead_base];
+		cJSON_Delete(args);
+		args = r->ahead_args[i - r->ahead_base];
+		r->ahead_args[i - r->ahead_base] = NULL;
+		r->ahead_lo = i + 1;
+	} else if (st->op->prepare && st->op->prepare(r, st, &c, args, &err)) {
 		cJSON_AddItemToObject(sres, "args", args);
 		cJSON_AddStringToObject(sres, "status", "error");
 		cJSON_AddStringToObject(sres, "error", err.msg);
@@ -568,13 +664,24 @@ int run_step(struct run *r, int i, cJSON **out)
 			fprintf(stderr, "anonremap: step %d: paused: pid %d, carveout %s-%s; "
 				"press Enter or send SIGCONT to %d\n", i, (int)r->pid, b1, b2, (int)r->pid);
 		}
-		if (write_full(r->cmd_fd, &c, sizeof(c))) {
+		if (!sent && (pause ? write_full(r->cmd_fd, &c, sizeof(c)) : send_chain(r, i, &c))) {
 			snprintf(r->why, sizeof(r->why), "scenario process %d is gone", (int)r->pid);
 			r->wr = WAIT_DIED;
 		} else if (pause) {
 			r->wr = wait_pause(r, &rep);
 		} else {
 			r->wr = wait_reply(r, r->deadline, &rep, r->why, sizeof(r->why));
+			/* the chain stopped before it: the step before ended otherwise
+			 * than it said, yet the scenario goes on; make it alone now */
+			if (r->wr == WAIT_OK && rep.kind == REPLY_NOT_RUN) {
+				c.chain = 0;
+				if (write_full(r->cmd_fd, &c, sizeof(c))) {
+					snprintf(r->why, sizeof(r->why), "scenario process %d is gone", (int)r->pid);
+					r->wr = WAIT_DIED;
+				} else {
+					r->wr = wait_reply(r, r->deadline, &rep, r->why, sizeof(r->why));
+				}
+			}
 		}
 		if (r->wr != WAIT_OK) {
 			cJSON_AddStringToObject(sres, "status", r->wr == WAIT_TIMEOUT ? "timeout" :
@@ -644,6 +751,8 @@ int run_end(struct run *r)
 	vma_close(&r->vs);
 	reap_all(r);
 	cpu_unshare();
+	for (int k = r->ahead_lo; k < r->ahead_hi; k++)
+		cJSON_Delete(r->ahead_args[k - r->ahead_base]);
 	free(r->ctr);
 	free(r);
 	return status;

@@ -295,6 +295,62 @@ EOF
 	assert_no_scenario_process
 }
 
+# --- chains: calls with nothing of anonremap's between them go as one -----------
+
+@test "chain: steps that need nothing from anonremap between them are made back to back" {
+	command -v strace >/dev/null || fail "strace is missing: scripts/setup.sh installs it"
+	local tr="$BATS_TEST_TMPDIR/trace"
+	strace -f -qq -e trace=write,madvise -o "$tr" "$AR" run -f ktap -e 'mmap ptr at=carveout len=1p prot=rw' \
+		-e 'madvise ptr advice=normal' -e 'madvise ptr advice=random' -e 'madvise ptr advice=sequential' \
+		-e dump -e 'madvise ptr advice=normal' >/dev/null
+	local parent
+	parent="$(grep -m1 'write(1, "TAP' "$tr" | cut -d' ' -f1)" # anonremap prints the result
+	[[ "$parent" =~ ^[0-9]+$ ]] || fail "no result write in $(cat "$tr")"
+	# the three madvise calls before the dump: the scenario process makes
+	# them with no write of anonremap's (a call sent) between the first and third
+	awk -v p="$parent" '
+		$1 != p && /madvise\(/ { n++; if (n == 1) on = 1; if (n == 3) { on = 0; done = 1 } }
+		on && $1 == p && /write\(/ { bad = 1 }
+		END { exit !(done && !bad) }' "$tr" || fail "anonremap wrote between the chained calls: $(cat "$tr")"
+	[ "$(grep -c 'madvise(' "$tr")" -eq 4 ] || fail "$(grep 'madvise(' "$tr")"
+}
+
+@test "chain: a step that hangs inside a chain is the one named; the steps before it keep their results" {
+	# userfaultfd registers ptr with no handler: the fault after it waits forever
+	run_json_t -t 1 -e 'mmap ptr at=carveout len=1p prot=rw' -e 'madvise ptr advice=normal' \
+		-e 'userfaultfd ptr' -e 'fault ptr' -e 'madvise ptr advice=normal'
+	assert_failure 3
+	assert_jq 'sc.reason' 'step 3 (fault): timed out after 1 s'
+	assert_jq '[sc.steps[] | .status] | join(",")' 'ok,ok,ok,timeout'
+	jq_true 'st(2).duration_ns > 0'
+	assert_no_scenario_process
+}
+
+@test "chain: a step killed inside a chain is the one named (exit 3)" {
+	run_json_t -t 50 --max-rss 64m -e 'carveout size=1g' -e 'mmap ptr at=carveout len=1g prot=rw' \
+		-e 'madvise ptr advice=normal' -e 'fault ptr len=1g pattern=1' -e 'madvise ptr advice=normal'
+	assert_failure 3
+	jq_true 'sc.reason | test("^step 2 \\(fault\\): scenario process [0-9]+ killed by SIGKILL.*max-rss")'
+	assert_jq '[sc.steps[] | .status] | join(",")' 'ok,ok,died'
+	assert_no_scenario_process
+}
+
+@test "chain: a step that ends otherwise than it says stops the chain, unless -k" {
+	run_json -e 'mmap ptr at=carveout len=1p prot=rw' -e 'madvise ptr advice=normal errno=EINVAL' \
+		-e 'fault ptr' -e 'expect faulted=false at=ptr'
+	assert_failure 1
+	assert_jq '[sc.steps[] | .status] | join(",")' 'ok,failed'
+	run_json -k -e 'mmap ptr at=carveout len=1p prot=rw' -e 'madvise ptr advice=normal errno=EINVAL' \
+		-e 'fault ptr' -e 'expect faulted=true at=ptr'
+	assert_failure 1
+	assert_jq '[sc.steps[] | .status] | join(",")' 'ok,failed,ok,ok'
+	# an expected signal is the outcome the chain goes on after
+	run_json -e 'mmap ptr at=carveout+1p len=1p prot=rw' -e 'fault at=carveout signal=SIGSEGV' \
+		-e 'fault ptr' -e 'expect faulted=true at=ptr'
+	assert_success
+	assert_jq '[sc.steps[] | .status] | join(",")' 'ok,ok,ok,ok'
+}
+
 @test "timeout: a pause with no terminal to press Enter times out too (exit 3)" {
 	run_json_t -t 1 -e 'mmap ptr at=carveout len=1p' -e pause -e dump </dev/null
 	assert_failure 3
