@@ -300,7 +300,8 @@ EOF
 @test "chain: steps that need nothing from anonremap between them are made back to back" {
 	command -v strace >/dev/null || fail "strace is missing: scripts/setup.sh installs it"
 	local tr="$BATS_TEST_TMPDIR/trace"
-	strace -f -qq -e trace=write,madvise -o "$tr" "$AR" run -f ktap -e 'mmap ptr at=carveout len=1p prot=rw' \
+	# (LeakSanitizer cannot work under ptrace: a sanitizer build leaves it out here)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -e trace=write,madvise -o "$tr" "$AR" run -f ktap -e 'mmap ptr at=carveout len=1p prot=rw' \
 		-e 'madvise ptr advice=normal' -e 'madvise ptr advice=random' -e 'madvise ptr advice=sequential' \
 		-e dump -e 'madvise ptr advice=normal' >/dev/null
 	local parent
@@ -309,10 +310,10 @@ EOF
 	# the three madvise calls before the dump: the scenario process makes
 	# them with no write of anonremap's (a call sent) between the first and third
 	awk -v p="$parent" '
-		$1 != p && /madvise\(/ { n++; if (n == 1) on = 1; if (n == 3) { on = 0; done = 1 } }
+		$1 != p && /madvise\(.*MADV_(NORMAL|RANDOM|SEQUENTIAL)\)/ { n++; if (n == 1) on = 1; if (n == 3) { on = 0; done = 1 } }
 		on && $1 == p && /write\(/ { bad = 1 }
 		END { exit !(done && !bad) }' "$tr" || fail "anonremap wrote between the chained calls: $(cat "$tr")"
-	[ "$(grep -c 'madvise(' "$tr")" -eq 4 ] || fail "$(grep 'madvise(' "$tr")"
+	[ "$(grep -cE 'madvise\(.*MADV_(NORMAL|RANDOM|SEQUENTIAL)\)' "$tr")" -eq 4 ] || fail "$(grep 'madvise(' "$tr")"
 }
 
 @test "chain: a step that hangs inside a chain is the one named; the steps before it keep their results" {
@@ -427,7 +428,7 @@ EOF
 	fi
 }
 
-@test "descriptors: the scenario process holds its two pipes and stdio, nothing of anonremap's" {
+@test "descriptors: the scenario process holds its three pipes and stdio, nothing of anonremap's" {
 	# dumps first, so that anonremap has its /proc readers open when the second scenario forks
 	echo '{"anonremap": 1, "name": "first", "steps": [{"op": "dump"}]}' >"$BATS_TEST_TMPDIR/first.json"
 	echo '{"anonremap": 1, "name": "second", "steps": [{"op": "pause"}, {"op": "dump"}]}' >"$BATS_TEST_TMPDIR/second.json"
@@ -440,7 +441,8 @@ EOF
 	local rc=0
 	wait "$BG" || rc=$?
 	assert_equal "$rc" 0
-	[[ "$fds" =~ ^pipe:\[[0-9]+\]\ pipe:\[[0-9]+\]\ $ ]] || fail "the scenario process holds: $fds"
+	# calls, replies and the bell
+	[[ "$fds" =~ ^pipe:\[[0-9]+\]\ pipe:\[[0-9]+\]\ pipe:\[[0-9]+\]\ $ ]] || fail "the scenario process holds: $fds"
 }
 
 @test "cpu: anonremap and the scenario process share one CPU while it runs" {
