@@ -169,9 +169,13 @@ struct op_entry {
 	int (*prepare)(struct run *r, struct step *st, struct call *c, cJSON *args, struct err *err);
 	/* scenario process: perform the call; NULL for parent-only ops */
 	void (*exec)(const struct call *c, struct reply *rep);
-	/* parent: after the reply (bindings), or the whole op when exec is NULL */
+	/* parent: after the reply (bindings), or the whole op when exec is NULL;
+	 * sres is NULL when a chain foresees the reply (fixed_ret) */
 	int (*after)(struct run *r, struct step *st, const struct call *c,
 		     const struct reply *rep, cJSON *sres);
+	/* what a successful call returns where the call fixes it (MAP_FIXED,
+	 * MREMAP_FIXED); may be NULL */
+	bool (*fixed_ret)(const struct call *c, int64_t *ret);
 };
 extern const struct op_entry *const op_table[];
 const struct op_entry *op_find(const char *name);

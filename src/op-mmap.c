@@ -109,6 +109,12 @@ static int mmap_after(struct run *r, struct step *st, const struct call *c,
 	return 0;
 }
 
+static bool mmap_fixed_ret(const struct call *c, int64_t *ret)
+{
+	*ret = (int64_t)c->a[0];
+	return c->a[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE);
+}
+
 static const struct op_field mmap_fields[] = {
 	{ FLD_NAME, false, NULL }, { FLD_AT, false, NULL }, { FLD_LEN, true, NULL },
 	{ FLD_PROT, false, &xlat_mmap_prot }, { FLD_FLAGS, false, &xlat_mmap_flags },
@@ -126,4 +132,5 @@ const struct op_entry op_mmap = {
 	.prepare = mmap_prepare,
 	.exec = mmap_exec,
 	.after = mmap_after,
+	.fixed_ret = mmap_fixed_ret,
 };

@@ -2,7 +2,9 @@
 /* op mremap: the raw system call, as the selftests make it, so that glibc
  * does not refuse flags it does not know (MREMAP_RELOCATE_ANON). */
 #include "anonremap.h"
+#include "compat.h"
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -59,6 +61,14 @@ static int mremap_after(struct run *r, struct step *st, const struct call *c,
 	return 0;
 }
 
+/* MREMAP_FIXED moves to new_address; without MREMAP_MAYMOVE the mapping
+ * stays where it is */
+static bool mremap_fixed_ret(const struct call *c, int64_t *ret)
+{
+	*ret = (int64_t)(c->a[3] & MREMAP_FIXED ? c->a[4] : c->a[0]);
+	return (c->a[3] & MREMAP_FIXED) || !(c->a[3] & MREMAP_MAYMOVE);
+}
+
 static const struct op_field mremap_fields[] = {
 	{ FLD_REGION, false, NULL }, { FLD_AT, false, NULL }, { FLD_OLD_LEN, false, NULL },
 	{ FLD_NEW_LEN, false, NULL }, { FLD_FLAGS, false, &xlat_mremap_flags },
@@ -76,4 +86,5 @@ const struct op_entry op_mremap = {
 	.prepare = mremap_prepare,
 	.exec = mremap_exec,
 	.after = mremap_after,
+	.fixed_ret = mremap_fixed_ret,
 };

@@ -566,39 +566,64 @@ static enum wait_result wait_pause(struct run *r, struct reply *rep)
 }
 
 /* Run step i of r->sc. 0: go on; 1: the step failed; -1: the run is over. */
-/* Which steps a chain may hold. A chain goes on past a step only if the
- * step binds no name (no after hook), so the next step's call can be
- * prepared before this one's reply; pause waits for a person, and fork
- * changes the process the calls go to. */
+/* Which steps a chain may hold: those the scenario process makes, but
+ * pause, which waits for a person, and fork, which changes the process the
+ * calls go to. */
 static bool chain_may_join(const struct step *st)
 {
 	return st->op->exec && strcmp(st->op->name, "pause") && strcmp(st->op->name, "fork");
 }
 
-static bool chain_may_go_on(const struct step *st)
+/* Whether a chain may go on past step st, whose call is c: the next call is
+ * prepared before st's reply, so st must bind no name, or bind one to what
+ * is known before the call is made: an errno it must fail with, or the
+ * address MAP_FIXED or MREMAP_FIXED fixes. *pred is then that outcome. */
+static bool chain_may_go_on(const struct run *r, const struct step *st, const struct call *c, struct reply *pred)
 {
-	return chain_may_join(st) && !st->op->after;
+	const struct fval *f = st->f;
+
+	if (!chain_may_join(st))
+		return false;
+	if (!st->op->after)
+		return true;
+	if (!st->op->fixed_ret || r->opts->keep_going || f[FLD_SIGNAL].set || (f[FLD_MAY_FAIL].set && f[FLD_MAY_FAIL].u))
+		return false;
+	memset(pred, 0, sizeof(*pred));
+	if (f[FLD_ERRNO].set) {
+		pred->ret = -1;
+		pred->err = f[FLD_ERRNO].u;
+		return true;
+	}
+	return st->op->fixed_ret(c, &pred->ret);
 }
 
 /* Send step i's call, and with it, as one chain, the calls of the steps
  * after it that need nothing from anonremap in between (no dump, no
- * expect, no binding): the scenario process makes them back to back, as a
- * selftest makes its calls, with no switch to anonremap and back before
- * each one to cool the caches the next call's duration_ns depends on. */
+ * expect, no binding it cannot foresee): the scenario process makes them
+ * back to back, as a selftest makes its calls, with no switch to anonremap
+ * and back before each one to cool the caches its duration_ns depends on.
+ * The calls after a binding step are prepared with the binding its
+ * foreseen outcome makes; the bindings are put back after, and the real
+ * reply makes them again in the step's turn. */
 static int send_chain(struct run *r, int i, struct call *c)
 {
 	struct call calls[CHAIN_MAX];
+	struct binding saved[MAX_REGIONS];
+	struct reply pred;
 	struct err err;
 	int n = 0;
 
+	memcpy(saved, r->bind, sizeof(saved));
 	calls[0] = *c;
 	for (int j = i; j + 1 < r->sc->nsteps && n + 1 < CHAIN_MAX; j++) {
-		const struct step *sj = &r->sc->steps[j], *next = &r->sc->steps[j + 1];
-		if (!chain_may_go_on(sj) || !chain_may_join(next))
+		struct step *sj = &r->sc->steps[j], *next = &r->sc->steps[j + 1];
+		if (!chain_may_join(next) || !chain_may_go_on(r, sj, &calls[n], &pred))
 			break;
+		if (sj->op->after)
+			sj->op->after(r, sj, &calls[n], &pred, NULL);
 		struct call cn = { .kind = CALL_STEP, .op = op_index(next->op), .index = j + 1 };
 		cJSON *args = cJSON_CreateObject();
-		if (next->op->prepare && next->op->prepare(r, (struct step *)next, &cn, args, &err)) {
+		if (next->op->prepare && next->op->prepare(r, next, &cn, args, &err)) {
 			cJSON_Delete(args); /* its turn reports the error */
 			break;
 		}
@@ -611,6 +636,7 @@ static int send_chain(struct run *r, int i, struct call *c)
 		r->ahead_args[n] = args;
 		calls[++n] = cn;
 	}
+	memcpy(r->bind, saved, sizeof(saved));
 	r->ahead_base = r->ahead_lo = i + 1;
 	r->ahead_hi = i + 1 + n;
 	r->bell_pending = n > 0;
@@ -671,16 +697,13 @@ int run_step(struct run *r, int i, cJSON **out)
 			r->wr = wait_pause(r, &rep);
 		} else {
 			r->wr = wait_reply(r, r->deadline, &rep, r->why, sizeof(r->why));
-			/* the chain stopped before it: the step before ended otherwise
-			 * than it said, yet the scenario goes on; make it alone now */
+			/* Not made: the step before ended otherwise than it said, and
+			 * the call was prepared as if it had. The scenario stops at
+			 * such a step (with -k every call of a chain is made), so this
+			 * is anonremap's own error, reported as one. */
 			if (r->wr == WAIT_OK && rep.kind == REPLY_NOT_RUN) {
-				c.chain = 0;
-				if (write_full(r->cmd_fd, &c, sizeof(c))) {
-					snprintf(r->why, sizeof(r->why), "scenario process %d is gone", (int)r->pid);
-					r->wr = WAIT_DIED;
-				} else {
-					r->wr = wait_reply(r, r->deadline, &rep, r->why, sizeof(r->why));
-				}
+				snprintf(r->why, sizeof(r->why), "internal error: the call was not made, its chain stopped");
+				r->wr = WAIT_DIED;
 			}
 		}
 		if (r->wr != WAIT_OK) {

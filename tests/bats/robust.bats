@@ -316,6 +316,37 @@ EOF
 	[ "$(grep -cE 'madvise\(.*MADV_(NORMAL|RANDOM|SEQUENTIAL)\)' "$tr")" -eq 4 ] || fail "$(grep 'madvise(' "$tr")"
 }
 
+@test "chain: a chain goes on past mmap and mremap where MAP_FIXED, MREMAP_FIXED or an errno fixes the outcome" {
+	local tr="$BATS_TEST_TMPDIR/trace" parent
+	local steps=(-e 'mmap ptr at=carveout+1p len=5p prot=rw' -e 'mmap ptr2 at=carveout+7p len=5p prot=rw'
+		-e 'mremap ptr2 to=ptr2+1000p flags=maymove,fixed,0x400 errno=EINVAL'
+		-e 'mremap ptr2 to=ptr2+1000p flags=maymove,fixed' -e 'fault ptr'
+		-e 'mremap ptr2 to=ptr+5p flags=maymove,fixed')
+	# (LeakSanitizer cannot work under ptrace: a sanitizer build leaves it out here)
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -e trace=write,mremap -o "$tr" \
+		"$AR" run -f ktap "${steps[@]}" -e 'expect vma=ptr start=ptr end=ptr+10p' >/dev/null
+	parent="$(grep -m1 'write(1, "TAP' "$tr" | cut -d' ' -f1)"
+	[[ "$parent" =~ ^[0-9]+$ ]] || fail "no result write in $(cat "$tr")"
+	# all four mremap calls (the one that fails, and the three ptr2 moves
+	# that follow it, on ptr2 where the failure left it) in one chain
+	awk -v p="$parent" '
+		$1 != p && /mremap\(/ { n++; if (n == 1) on = 1; if (n == 3) { on = 0; done = 1 } }
+		on && $1 == p && /write\(/ { bad = 1 }
+		END { exit !(done && !bad) }' "$tr" || fail "anonremap wrote inside the chain: $(cat "$tr")"
+	run_json "${steps[@]}" -e 'expect vma=ptr start=ptr end=ptr+10p' -e dump
+	assert_success
+	assert_jq '[sc.steps[] | .status] | join(",")' 'ok,ok,ok,ok,ok,ok,ok,ok'
+	assert_jq 'st(2).errno' 'EINVAL'
+	assert_jq 'st(3).args.old_address_rel' 'carveout+7p'
+	assert_jq 'st(5).args.old_address_rel' 'carveout+1007p'
+	assert_jq 'st(5).ret_rel' 'carveout+6p'
+	# a step foreseen to succeed that fails ends the chain and the scenario there
+	run_json -e 'mmap ptr at=carveout+1p len=1p prot=rw flags=fixed' -e 'fault ptr' -e 'madvise ptr advice=normal'
+	assert_failure 1
+	assert_jq '[sc.steps[] | .status] | join(",")' 'failed'
+	jq_true 'sc.reason | test("^step 0 \\(mmap\\): failed with EBADF")'
+}
+
 @test "chain: a step that hangs inside a chain is the one named; the steps before it keep their results" {
 	# userfaultfd registers ptr with no handler: the fault after it waits forever
 	run_json_t -t 1 -e 'mmap ptr at=carveout len=1p prot=rw' -e 'madvise ptr advice=normal' \
