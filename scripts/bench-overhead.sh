@@ -21,14 +21,17 @@
 #   (c) cost of one dump of a carveout with 20 VMAs: DUMPS dumps against none;
 #   (d) the seed library (6 merge scenarios + 10 relocate ones, which skip on
 #       a kernel without MREMAP_RELOCATE_ANON) against 'floor ROUNDS';
-#       Also the library with its dump steps taken out: what is left is
-#       anonremap's own machinery (process, scenario process, IPC, JSON).
+#       also the library with its dump steps taken out (what is left is
+#       anonremap's own machinery: process, scenario process, IPC, JSON),
+#       and the library against 'floor --inspect', which reads, raw, what
+#       each of the scenarios' dumps reads.
 #   (e) the duration_ns of the final mremap of mremap_unfaulted_to_faulted
 #       (median of MOVES scenarios in one invocation) against
 #       'floor --mremap MOVES'; also the same steps with no dump between
 #       them, and two controls, the floor's loop with, before the timed
-#       call, a pause as long as one dump, or reading in-process what a dump
-#       reads: a call after either costs more, in any program.
+#       call, a pause as long as one dump (floor --mremap N --pause US), or
+#       reading in-process what a dump reads (floor --mremap N --inspect):
+#       a call after either costs more, in any program.
 # Exit status 0 unless something could not be measured; a missed goal is
 # reported, not an error. ANONREMAP=path picks the binary.
 set -euo pipefail
@@ -43,7 +46,7 @@ while getopts r:n:s:d:e:h o; do
 	s) steps=$OPTARG ;;
 	d) dumps=$OPTARG ;;
 	e) erounds=$OPTARG ;;
-	*) sed -n '3,33s/^# \{0,1\}//p' "$0"; [ "$o" = h ]; exit 2 ;;
+	*) sed -n '3,36s/^# \{0,1\}//p' "$0"; [ "$o" = h ]; exit 2 ;;
 	esac
 done
 
@@ -75,68 +78,6 @@ int main(void)
 }
 EOF
 gcc -O2 -o "$tmp/one" "$tmp/one.c"
-# (e)'s control: floor --mremap's loop with a pause of PAUSE_US before the
-# timed call, as anonremap's scenario process waits while a dump is taken.
-cat >"$tmp/pause.c" <<'EOF'
-#define _GNU_SOURCE
-#include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-static uint64_t now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-static int cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-int main(int argc, char **argv)
-{
-	int n = atoi(argv[1]), pause_us = atoi(argv[2]);
-	long ps = sysconf(_SC_PAGESIZE);
-	uint64_t *t = calloc(n, sizeof(*t));
-	for (int i = 0; i < n; i++) {
-		/* floor.c's layout: a 64 MiB guard each side of the 30-page carveout */
-		char *g = mmap(NULL, (30 + 2 * 16384) * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		char *c = g + 16384 * ps;
-		char *ptr = mmap(c + ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-		char *ptr2 = mmap(c + 7 * ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-		ptr2 = (char *)syscall(__NR_mremap, ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr2 + 1000 * ps);
-		ptr[0] = 'x';
-		if (pause_us > 0)
-			usleep(pause_us);
-		if (pause_us < 0) /* read what a dump reads, in this process */
-			for (int k = 0; k < 5; k++) {
-				static const char *const f[] = { "/proc/self/smaps", "/proc/self/smaps_rollup",
-								 "/proc/self/status", "/proc/vmstat", "/proc/slabinfo" };
-				static char buf[1 << 16];
-				int fd = open(f[k], O_RDONLY);
-				while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
-					;
-				if (fd >= 0)
-					close(fd);
-			}
-		uint64_t t0 = now();
-		long r = syscall(__NR_mremap, ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr + 5 * ps);
-		t[i] = now() - t0;
-		if (r == -1)
-			return 1;
-		munmap(g, (30 + 2 * 16384) * ps);
-	}
-	qsort(t, n, sizeof(*t), cmp);
-	printf("%llu\n", (unsigned long long)t[n / 2]);
-	return 0;
-}
-EOF
-gcc -O2 -o "$tmp/pause" "$tmp/pause.c"
 
 # hyperfine: the wall medians in ms, one a line, in the order of the
 # commands; the CPU time (user + system, mean, children included) goes to
@@ -248,7 +189,8 @@ for f in $lib16; do
 done
 lib16nd=$(for f in $lib16; do printf '%s ' "$tmp/nodumps/$(basename "$f")"; done)
 mapfile -t d < <(hf d "$tmp/floor 1" "$AR run -k $lib6" "$AR run -k $lib16" \
-	"$tmp/floor $rounds" "$AR run -k -n $rounds $lib6" "$AR run -k $lib16nd" "$AR run -k -f ktap $lib16nd")
+	"$tmp/floor $rounds" "$AR run -k -n $rounds $lib6" "$AR run -k $lib16nd" "$AR run -k -f ktap $lib16nd" \
+	"$tmp/floor --inspect 1")
 # shellcheck disable=SC2086 # a list of paths, as hyperfine gets it
 st16=$("$AR" run -k $lib16 | jq -r '.summary | "\(.pass) pass, \(.skip) skip, \(.fail) fail"')
 hdr "(d) the seed library (6 merge scenarios; +$nrel relocate ones: $st16)"
@@ -259,12 +201,15 @@ row "floor $rounds" d 3 "${d[3]}"
 row "anonremap run -k -n $rounds <the 6>" d 4 "${d[4]}"
 row "anonremap run -k <the $((6 + nrel)), dump steps taken out>" d 5 "${d[5]}"
 row "anonremap run -k -f ktap <the $((6 + nrel)), dump steps taken out>" d 6 "${d[6]}"
+row "floor --inspect 1 (reading what each dump reads, raw)" d 7 "${d[7]}"
 awk -v f="${d[0]}" -v a="${d[1]}" -v b="${d[2]}" -v n=$((6 + nrel)) -v f10="${d[3]}" -v a10="${d[4]}" -v r=$rounds 'BEGIN {
 	printf "   per scenario: floor %.2f ms, anonremap %.2f ms (6), %.2f ms (%d, skips included)\n", f / 6, a / 6, b / n, n
 	printf "   per round of 6 with -n %d: floor %.2f ms, anonremap %.2f ms\n", r, f10 / r, a10 / r
 	printf "   => library %.1fx the floor (one invocation), %.1fx (%d rounds)\n", b / f, a10 / f10, r }'
 awk -v f="${d[0]}" -v x="${d[5]}" -v k="${d[6]}" 'BEGIN {
 	printf "   => without the dumps: %.1fx the floor (JSON), %.1fx (KTAP)\n", x / f, k / f }'
+awk -v fi="${d[7]}" -v b="${d[2]}" 'BEGIN {
+	printf "   => with them: %.1fx the floor that reads what the dumps read\n", b / fi }'
 ratio=$(awk -v f="${d[0]}" -v b="${d[2]}" 'BEGIN { printf "%.2f", b / f }')
 ratio_cpu=$(awk -v f="$(cpu d 0)" -v b="$(cpu d 2)" 'BEGIN { printf "%.2f", b / f }')
 echo "   => CPU: library ${ratio_cpu}x the floor's"
@@ -297,8 +242,8 @@ for _ in $(seq "$erounds"); do
 	fl+=("$("$tmp/floor" --mremap "$moves")")
 	ar+=("$(final_ns "$sc/mremap_unfaulted_to_faulted.json")")
 	nd+=("$(final_ns "$tmp/nodump.json")")
-	fp+=("$("$tmp/pause" "$moves" "$pause_us")")
-	fi+=("$("$tmp/pause" "$moves" -1)")
+	fp+=("$("$tmp/floor" --mremap "$moves" --pause "$pause_us")")
+	fi+=("$("$tmp/floor" --mremap "$moves" --inspect)")
 done
 med() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { printf "%d", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 rng() { printf '%s\n' "$@" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%d-%d", lo, hi }'; }

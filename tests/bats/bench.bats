@@ -62,3 +62,31 @@ load helper
 	jq -e '.points | length == 1' "$BATS_TEST_TMPDIR/out.json"
 	[ -z "$(ls "$BATS_TEST_TMPDIR" | grep 'out.json.')" ]
 }
+
+@test "floor: the overhead benchmark's C program builds, and its six merge tests pass as the scenarios do" {
+	local src="${TOP_SRCDIR:-$BATS_TEST_DIRNAME/../..}" bld="${TOP_BUILDDIR:-$BATS_TEST_DIRNAME/../..}"
+	local floor="$BATS_TEST_TMPDIR/floor" tr="$BATS_TEST_TMPDIR/trace"
+	[[ -f "$bld/config.h" ]] || fail "no config.h in $bld: configure first"
+	gcc -O2 -Wall -Wextra -Werror -I"$bld" -I"$src/src" -o "$floor" "$src/tests/bench/floor.c"
+	run "$floor" 2
+	assert_success
+	assert_output --regexp '^2 rounds of 6 tests: [0-9.]+ ms, 0 failed$'
+	# --inspect reads what a dump reads at each of the 38 dump steps of the six scenarios
+	local dumps
+	dumps=$(for f in mremap_unfaulted_to_faulted mremap_unfaulted_behind_faulted mremap_unfaulted_between_faulted \
+		mremap_unfaulted_between_faulted_unfaulted mremap_unfaulted_between_correctly_placed_faulted \
+		mremap_correct_placed_faulted; do jq '[.steps[] | select(.op == "dump")] | length' \
+		"$ANONREMAP_SCENARIO_DIR/$f.json"; done | paste -sd+ | bc)
+	run strace -f -qq -e trace=openat -o "$tr" "$floor" --inspect
+	assert_success
+	assert_output --regexp '^1 rounds of 6 tests, inspected: [0-9.]+ ms, 0 failed$'
+	local f
+	for f in /proc/self/smaps /proc/self/pagemap /proc/self/smaps_rollup /proc/vmstat /proc/slabinfo; do
+		[ "$(grep -c "\"$f\"" "$tr")" -eq "$dumps" ] || fail "$f read $(grep -c "\"$f\"" "$tr") times, not $dumps"
+	done
+	run "$floor" --mremap 5 --inspect
+	assert_success
+	assert_output --regexp '^[0-9]+$'
+	run "$floor" --bogus
+	assert_failure 2
+}

@@ -10,14 +10,26 @@
  * do (merge.c's bare 30 pages leave them in unreserved space, where the
  * kernel has other work to do: the timed call differs).
  *
- *   floor [ROUNDS]         run the six tests ROUNDS times; print the wall time
- *   floor --mremap N       time the final move of mremap_unfaulted_to_faulted
- *                          N times (CLOCK_MONOTONIC around the syscall alone);
- *                          print the median in ns
+ *   floor [--inspect] [ROUNDS]
+ *          run the six tests ROUNDS times; print the wall time. With
+ *          --inspect, read at each of the scenarios' dump steps what a dump
+ *          reads (below), raw, unparsed: a floor for anonremap with its dumps
+ *   floor --mremap N [--pause US | --inspect]
+ *          time the final move of mremap_unfaulted_to_faulted N times
+ *          (CLOCK_MONOTONIC around the syscall alone); print the median in
+ *          ns. Right before the timed call, --pause sleeps US microseconds
+ *          (as the scenario process waits while a dump is taken) and
+ *          --inspect reads what a dump reads, in this process
+ *
+ * What a dump reads: /proc/self/maps (the process's VMA count), smaps up to
+ * the end of the reserved area, PROCMAP_QUERY for each VMA there, pagemap
+ * of the reserved area, smaps_rollup and status (the process's totals),
+ * vmstat and slabinfo (the system's counters).
  */
 #include "config.h"
 #include "compat.h"
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +68,60 @@ static void unreserve(char *c, long ps)
 	munmap(c - GUARD_PAGES * ps, (30 + 2 * GUARD_PAGES) * ps);
 }
 
+static int inspecting; /* --inspect */
+
+static void read_all(const char *path)
+{
+	static char buf[1 << 16];
+	int fd = open(path, O_RDONLY);
+
+	while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
+		;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* What a dump of the carveout reads, raw (see the top of the file). */
+static void inspect(char *carveout, int pm, long ps)
+{
+	static char buf[1 << 16];
+	uintptr_t lo = (uintptr_t)carveout - GUARD_PAGES * ps, hi = (uintptr_t)carveout + (30 + GUARD_PAGES) * ps;
+	ssize_t n;
+
+	read_all("/proc/self/maps");
+	/* smaps up to the first VMA at or past the end of the reserved area */
+	int fd = open("/proc/self/smaps", O_RDONLY);
+	for (bool past = false; fd >= 0 && !past && (n = read(fd, buf, sizeof(buf) - 1)) > 0;) {
+		buf[n] = 0;
+		for (char *l = buf; l && *l && !past; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+			char *e;
+			unsigned long long start = strtoull(l, &e, 16);
+			past = *e == '-' && start >= hi;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	for (uintptr_t a = lo; a < hi;) {
+		struct procmap_query q = { .size = sizeof(q), .query_addr = a, .query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA };
+		if (ioctl(pm, PROCMAP_QUERY, &q) || q.vma_start >= hi)
+			break;
+		a = q.vma_end;
+	}
+	static uint64_t pmap[30 + 2 * GUARD_PAGES];
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd >= 0) {
+		if (pread(fd, pmap, sizeof(pmap), lo / ps * 8) < 0)
+			pmap[0] = 0;
+		close(fd);
+	}
+	read_all("/proc/self/smaps_rollup");
+	read_all("/proc/self/status");
+	read_all("/proc/vmstat");
+	read_all("/proc/slabinfo");
+}
+
+#define DUMP() do { if (inspecting) inspect(carveout, pm, ps); } while (0)
+
 static uint64_t now(void)
 {
 	struct timespec ts;
@@ -71,12 +137,16 @@ static int mremap_unfaulted_to_faulted(char *carveout, int pm, long ps)
 	CHECK(ptr != MAP_FAILED);
 	ptr2 = mmap((carveout + 7 * ps), 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr2 + 1000 * ps));
 	CHECK(ptr2 != MAP_FAILED);
 	*(volatile char *)(ptr) = 'x';
+	DUMP();
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 5 * ps));
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	CHECK(vma_is(pm, (ptr), (ptr), (ptr + 10 * ps)));
+	DUMP();
 	return 0;
 }
 
@@ -88,12 +158,16 @@ static int mremap_unfaulted_behind_faulted(char *carveout, int pm, long ps)
 	CHECK(ptr != MAP_FAILED);
 	ptr2 = mmap((carveout + 14 * ps), 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr2 + 1000 * ps));
 	CHECK(ptr2 != MAP_FAILED);
 	*(volatile char *)(ptr) = 'x';
+	DUMP();
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (carveout + 1 * ps));
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	CHECK(vma_is(pm, (ptr2), (ptr2), (ptr2 + 10 * ps)));
+	DUMP();
 	return 0;
 }
 
@@ -107,18 +181,23 @@ static int mremap_unfaulted_between_faulted(char *carveout, int pm, long ps)
 	CHECK(ptr2 != MAP_FAILED);
 	ptr3 = mmap((carveout + 14 * ps), 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	CHECK(ptr3 != MAP_FAILED);
+	DUMP();
 	ptr3 = sys_mremap(ptr3, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr3 + 2000 * ps));
 	CHECK(ptr3 != MAP_FAILED);
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr2 + 1000 * ps));
 	CHECK(ptr2 != MAP_FAILED);
 	*(volatile char *)(ptr) = 'x';
 	*(volatile char *)(ptr3) = 'x';
+	DUMP();
 	ptr3 = sys_mremap(ptr3, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 10 * ps));
 	CHECK(ptr3 != MAP_FAILED);
+	DUMP();
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 5 * ps));
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	CHECK(vma_is(pm, (ptr), (ptr), (ptr + 10 * ps)));
 	CHECK(vma_is(pm, (ptr3), (ptr3), (ptr3 + 5 * ps)));
+	DUMP();
 	return 0;
 }
 
@@ -132,16 +211,21 @@ static int mremap_unfaulted_between_faulted_unfaulted(char *carveout, int pm, lo
 	CHECK(ptr2 != MAP_FAILED);
 	ptr3 = mmap((carveout + 14 * ps), 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	CHECK(ptr3 != MAP_FAILED);
+	DUMP();
 	ptr3 = sys_mremap(ptr3, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr3 + 2000 * ps));
 	CHECK(ptr3 != MAP_FAILED);
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr2 + 1000 * ps));
 	CHECK(ptr2 != MAP_FAILED);
 	*(volatile char *)(ptr) = 'x';
+	DUMP();
 	ptr3 = sys_mremap(ptr3, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 10 * ps));
 	CHECK(ptr3 != MAP_FAILED);
+	DUMP();
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 5 * ps));
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	CHECK(vma_is(pm, (ptr), (ptr), (ptr + 15 * ps)));
+	DUMP();
 	return 0;
 }
 
@@ -151,12 +235,19 @@ static int mremap_unfaulted_between_correctly_placed_faulted(char *carveout, int
 
 	ptr = mmap((carveout + 1 * ps), 15 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	CHECK(ptr != MAP_FAILED);
+	DUMP();
 	*(volatile char *)(ptr) = 'x';
+	DUMP();
+	CHECK(munmap(ptr + 5 * ps, 5 * ps) == 0);
+	DUMP();
 	ptr2 = mmap((carveout + 20 * ps), 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 5 * ps));
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	CHECK(vma_is(pm, (ptr), (ptr), (ptr + 15 * ps)));
+	DUMP();
 	return 0;
 }
 
@@ -166,37 +257,51 @@ static int mremap_correct_placed_faulted(char *carveout, int pm, long ps)
 
 	ptr = mmap((carveout + 1 * ps), 15 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	CHECK(ptr != MAP_FAILED);
+	DUMP();
 	*(volatile char *)(ptr) = 'x';
+	DUMP();
 	ptr3 = sys_mremap((ptr + 10 * ps), 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 2010 * ps));
 	CHECK(ptr3 != MAP_FAILED);
 	ptr2 = sys_mremap((ptr + 5 * ps), 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 1005 * ps));
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 5 * ps));
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	CHECK(vma_is(pm, (ptr), (ptr), (ptr + 10 * ps)));
 	ptr = sys_mremap(ptr, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 1000 * ps));
 	CHECK(ptr != MAP_FAILED);
+	DUMP();
 	ptr = sys_mremap(ptr, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (carveout + 1 * ps));
 	CHECK(ptr != MAP_FAILED);
+	DUMP();
 	CHECK(vma_is(pm, (ptr), (ptr), (ptr + 10 * ps)));
 	ptr = sys_mremap(ptr, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 1000 * ps));
 	CHECK(ptr != MAP_FAILED);
+	DUMP();
 	ptr3 = sys_mremap(ptr3, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr2 + 5 * ps));
 	CHECK(ptr3 != MAP_FAILED);
+	DUMP();
 	CHECK(vma_is(pm, (ptr2), (ptr2), (ptr2 + 10 * ps)));
 	ptr = sys_mremap(ptr, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (carveout + 1 * ps));
 	CHECK(ptr != MAP_FAILED);
+	DUMP();
 	CHECK(vma_is(pm, (ptr), (ptr), (ptr + 15 * ps)));
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr2 + 1000 * ps));
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 5 * ps));
 	CHECK(ptr2 != MAP_FAILED);
+	DUMP();
 	CHECK(vma_is(pm, (ptr), (ptr), (ptr + 15 * ps)));
 	ptr3 = sys_mremap(ptr3, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr3 + 1000 * ps));
 	CHECK(ptr3 != MAP_FAILED);
+	DUMP();
 	ptr3 = sys_mremap(ptr3, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, (ptr + 10 * ps));
 	CHECK(ptr3 != MAP_FAILED);
+	DUMP();
 	CHECK(vma_is(pm, (ptr), (ptr), (ptr + 15 * ps)));
+	DUMP();
 	return 0;
 }
 
@@ -227,16 +332,25 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int time_mremap(int n)
+/* pause_us > 0: sleep that long before the timed call; < 0: inspect() */
+static int time_mremap(int n, int pause_us)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 	uint64_t *t = calloc(n, sizeof(*t));
+	int pm = open("/proc/self/maps", O_RDONLY);
+
+	if (!t || pm < 0)
+		return 2;
 	for (int i = 0; i < n; i++) {
 		char *c = reserve(ps);
 		char *ptr = mmap(c + ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 		char *ptr2 = mmap(c + 7 * ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 		ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr2 + 1000 * ps);
 		ptr[0] = 'x';
+		if (pause_us > 0)
+			usleep(pause_us);
+		else if (pause_us < 0)
+			inspect(c, pm, ps);
 		uint64_t t0 = now();
 		char *r = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr + 5 * ps);
 		t[i] = now() - t0;
@@ -247,19 +361,43 @@ static int time_mremap(int n)
 	qsort(t, n, sizeof(*t), cmp);
 	printf("%llu\n", (unsigned long long)t[n / 2]);
 	free(t);
+	close(pm);
 	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: floor [--inspect] [ROUNDS] | floor --mremap N [--pause US | --inspect]\n");
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "--mremap"))
-		return time_mremap(atoi(argv[2]));
-	int rounds = argc > 1 ? atoi(argv[1]) : 1, bad = 0;
+	if (argc >= 3 && !strcmp(argv[1], "--mremap")) {
+		int pause_us = 0;
+		if (argc == 5 && !strcmp(argv[3], "--pause"))
+			pause_us = atoi(argv[4]);
+		else if (argc == 4 && !strcmp(argv[3], "--inspect"))
+			pause_us = -1;
+		else if (argc != 3)
+			return usage();
+		return time_mremap(atoi(argv[2]), pause_us);
+	}
+	int k = 1;
+	if (argc > k && !strcmp(argv[k], "--inspect"))
+		inspecting = 1, k++;
+	if (argc > k + 1)
+		return usage();
+	char *end = NULL;
+	long rounds = argc > k ? strtol(argv[k], &end, 10) : 1;
+	int bad = 0;
+	if ((end && *end) || rounds < 1)
+		return usage();
 	uint64_t t0 = now();
-	for (int r = 0; r < rounds; r++)
+	for (long r = 0; r < rounds; r++)
 		for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 			bad += run_one(tests[i]) != 0;
-	printf("%d rounds of %zu tests: %.3f ms, %d failed\n", rounds, sizeof(tests) / sizeof(tests[0]),
-	       (now() - t0) / 1e6, bad);
+	printf("%ld rounds of %zu tests%s: %.3f ms, %d failed\n", rounds, sizeof(tests) / sizeof(tests[0]),
+	       inspecting ? ", inspected" : "", (now() - t0) / 1e6, bad);
 	return bad != 0;
 }
