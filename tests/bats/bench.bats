@@ -84,9 +84,15 @@ load helper
 	for f in /proc/self/smaps /proc/self/pagemap /proc/self/smaps_rollup /proc/vmstat /proc/slabinfo; do
 		[ "$(grep -c "\"$f\"" "$tr")" -eq "$dumps" ] || fail "$f read $(grep -c "\"$f\"" "$tr") times, not $dumps"
 	done
-	run "$floor" --mremap 5 --inspect
-	assert_success
-	assert_output --regexp '^[0-9]+$'
+	local o
+	for o in "--inspect" "--pause 10" "--fork" "--fork --pollute 64"; do
+		# shellcheck disable=SC2086 # the options, split
+		run "$floor" --mremap 5 $o
+		assert_success
+		assert_output --regexp '^[0-9]+$'
+	done
 	run "$floor" --bogus
+	assert_failure 2
+	run "$floor" --mremap 5 --pollute 64 # only with --fork
 	assert_failure 2
 }

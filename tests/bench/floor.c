@@ -14,12 +14,15 @@
  *          run the six tests ROUNDS times; print the wall time. With
  *          --inspect, read at each of the scenarios' dump steps what a dump
  *          reads (below), raw, unparsed: a floor for anonremap with its dumps
- *   floor --mremap N [--pause US | --inspect]
+ *   floor --mremap N [--pause US] [--inspect] [--fork [--pollute KB]]
  *          time the final move of mremap_unfaulted_to_faulted N times
  *          (CLOCK_MONOTONIC around the syscall alone); print the median in
  *          ns. Right before the timed call, --pause sleeps US microseconds
  *          (as the scenario process waits while a dump is taken) and
- *          --inspect reads what a dump reads, in this process
+ *          --inspect reads what a dump reads, in this process. --fork
+ *          makes each sample in a child, as the selftest harness runs each
+ *          test, and --pollute has the parent write KB of its memory before
+ *          each fork, as anonremap works between scenario processes
  *
  * What a dump reads: /proc/self/maps (the process's VMA count), smaps up to
  * the end of the reserved area, PROCMAP_QUERY for each VMA there, pagemap
@@ -332,8 +335,64 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* pause_us > 0: sleep that long before the timed call; < 0: inspect() */
-static int time_mremap(int n, int pause_us)
+struct mremap_opts {
+	int pause_us;    /* sleep this long before the timed call */
+	bool inspect;    /* read what a dump reads before the timed call */
+	bool fork;       /* each sample in a process of its own */
+	long pollute_kb; /* --fork: the parent writes this much memory between samples */
+};
+
+/* One sample of mremap_unfaulted_to_faulted's final move, in ns (0: failed). */
+static uint64_t mremap_sample(const struct mremap_opts *o, int pm, long ps)
+{
+	char *c = reserve(ps);
+	char *ptr = mmap(c + ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	char *ptr2 = mmap(c + 7 * ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr2 + 1000 * ps);
+	ptr[0] = 'x';
+	if (o->pause_us > 0)
+		usleep(o->pause_us);
+	if (o->inspect)
+		inspect(c, pm, ps);
+	uint64_t t0 = now();
+	char *r = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr + 5 * ps);
+	uint64_t t = now() - t0;
+	unreserve(c, ps);
+	return r == MAP_FAILED ? 0 : t;
+}
+
+/* The sample in a child, as the kselftest harness runs each test; the
+ * parent writes pollute_kb of its own memory first, as anonremap works
+ * between scenario processes (building results), which cools the caches. */
+static uint64_t mremap_sample_forked(const struct mremap_opts *o, int pm, long ps)
+{
+	static volatile char *junk;
+	uint64_t t = 0;
+	int p[2];
+
+	if (o->pollute_kb > 0) {
+		if (!junk)
+			junk = malloc(o->pollute_kb << 10);
+		for (long k = 0; junk && k < o->pollute_kb << 10; k += 64)
+			junk[k]++;
+	}
+	if (pipe(p))
+		return 0;
+	pid_t pid = fork();
+	if (pid == 0) {
+		t = mremap_sample(o, pm, ps);
+		_exit(write(p[1], &t, sizeof(t)) == sizeof(t) ? 0 : 1);
+	}
+	close(p[1]);
+	if (pid < 0 || read(p[0], &t, sizeof(t)) != sizeof(t))
+		t = 0;
+	close(p[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return t;
+}
+
+static int time_mremap(int n, const struct mremap_opts *o)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 	uint64_t *t = calloc(n, sizeof(*t));
@@ -342,21 +401,9 @@ static int time_mremap(int n, int pause_us)
 	if (!t || pm < 0)
 		return 2;
 	for (int i = 0; i < n; i++) {
-		char *c = reserve(ps);
-		char *ptr = mmap(c + ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-		char *ptr2 = mmap(c + 7 * ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-		ptr2 = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr2 + 1000 * ps);
-		ptr[0] = 'x';
-		if (pause_us > 0)
-			usleep(pause_us);
-		else if (pause_us < 0)
-			inspect(c, pm, ps);
-		uint64_t t0 = now();
-		char *r = sys_mremap(ptr2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, ptr + 5 * ps);
-		t[i] = now() - t0;
-		if (r == MAP_FAILED)
+		t[i] = o->fork ? mremap_sample_forked(o, pm, ps) : mremap_sample(o, pm, ps);
+		if (!t[i])
 			return 1;
-		unreserve(c, ps);
 	}
 	qsort(t, n, sizeof(*t), cmp);
 	printf("%llu\n", (unsigned long long)t[n / 2]);
@@ -367,21 +414,31 @@ static int time_mremap(int n, int pause_us)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: floor [--inspect] [ROUNDS] | floor --mremap N [--pause US | --inspect]\n");
+	fprintf(stderr, "usage: floor [--inspect] [ROUNDS]\n"
+			"       floor --mremap N [--pause US] [--inspect] [--fork [--pollute KB]]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "--mremap")) {
-		int pause_us = 0;
-		if (argc == 5 && !strcmp(argv[3], "--pause"))
-			pause_us = atoi(argv[4]);
-		else if (argc == 4 && !strcmp(argv[3], "--inspect"))
-			pause_us = -1;
-		else if (argc != 3)
+		struct mremap_opts o = { 0 };
+		int n = atoi(argv[2]);
+		for (int k = 3; k < argc; k++) {
+			if (!strcmp(argv[k], "--pause") && k + 1 < argc)
+				o.pause_us = atoi(argv[++k]);
+			else if (!strcmp(argv[k], "--inspect"))
+				o.inspect = true;
+			else if (!strcmp(argv[k], "--fork"))
+				o.fork = true;
+			else if (!strcmp(argv[k], "--pollute") && k + 1 < argc)
+				o.pollute_kb = atol(argv[++k]);
+			else
+				return usage();
+		}
+		if (n < 1 || (o.pollute_kb && !o.fork))
 			return usage();
-		return time_mremap(atoi(argv[2]), pause_us);
+		return time_mremap(n, &o);
 	}
 	int k = 1;
 	if (argc > k && !strcmp(argv[k], "--inspect"))
