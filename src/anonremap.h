@@ -382,6 +382,8 @@ const char *region_of(struct run *r, uint64_t start, uint64_t end, cJSON **list)
 #define PM_EXCLUSIVE (1ull << 56)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out);
+struct page_region;
+int pagemap_scan(pid_t pid, uint64_t start, uint64_t end, struct page_region *out, size_t n, uint64_t *walk_end);
 void pagemap_close(void);
 int kpageflags_read(uint64_t pfn, uint64_t *flags);
 int kpageflags_read_range(uint64_t pfn, uint64_t n, uint64_t *flags);

@@ -82,4 +82,40 @@ struct procmap_query {
 #define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
 #endif
 
+#if !HAVE_DECL_PAGEMAP_SCAN
+/* uapi linux/fs.h, Linux 6.7: the runs of pages of a range that have any
+ * of the asked categories, found by a page table walk. */
+#define PAGE_IS_WPALLOWED (1 << 0)
+#define PAGE_IS_WRITTEN (1 << 1)
+#define PAGE_IS_FILE (1 << 2)
+#define PAGE_IS_PRESENT (1 << 3)
+#define PAGE_IS_SWAPPED (1 << 4)
+#define PAGE_IS_PFNZERO (1 << 5)
+#define PAGE_IS_HUGE (1 << 6)
+#define PAGE_IS_SOFT_DIRTY (1 << 7)
+
+struct page_region {
+	__u64 start;
+	__u64 end;
+	__u64 categories;
+};
+
+struct pm_scan_arg {
+	__u64 size;
+	__u64 flags;
+	__u64 start;
+	__u64 end;
+	__u64 walk_end;
+	__u64 vec;
+	__u64 vec_len;
+	__u64 max_pages;
+	__u64 category_inverted;
+	__u64 category_mask;
+	__u64 category_anyof_mask;
+	__u64 return_mask;
+};
+
+#define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
+#endif
+
 #endif

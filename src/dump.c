@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The VMA JSON of a dump: boundaries, smaps fields and page state. */
 #include "anonremap.h"
+#include "compat.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -55,12 +56,19 @@ static void flush_run(struct runbuf *b)
 	b->count = 0;
 }
 
-static void add_page(struct runbuf *b, char c)
+static void add_pages(struct runbuf *b, char c, uint64_t n)
 {
+	if (!n)
+		return;
 	if (b->count && c != b->cur)
 		flush_run(b);
 	b->cur = c;
-	b->count++;
+	b->count += n;
+}
+
+static void add_page(struct runbuf *b, char c)
+{
+	add_pages(b, c, 1);
 }
 
 /* One character a page: '.' absent, 'x' exclusive, 's' shared, 'w' swapped,
@@ -95,16 +103,32 @@ static void classify(const uint64_t *pm, uint64_t n, bool *kpf_ok, struct runbuf
 	}
 }
 
-/* Pages state of one VMA, streamed through a chunk buffer: a VMA of any size
- * costs 512 KiB of memory. Beyond MAX_STATE_PAGES the walk would take
- * seconds a dump: the result says so instead (smaps still gives the counts). */
-static char *pages_state(pid_t pid, uint64_t start, uint64_t end, const struct smaps_entry *sm, bool *kpf_ok,
-			 int *err)
+/* The pagemap of n pages from addr, classified, through a chunk buffer. */
+static int classify_range(pid_t pid, uint64_t addr, uint64_t n, uint64_t *pm, bool *kpf_ok, struct runbuf *b)
 {
-	uint64_t n = (end - start) / kinfo.page_size;
-	struct runbuf b = { .rle = n >= RLE_MIN_PAGES };
+	for (uint64_t done = 0; done < n;) {
+		uint64_t k = n - done < CHUNK_PAGES ? n - done : CHUNK_PAGES;
+		int rc = pagemap_read(pid, addr + done * kinfo.page_size, k, pm);
+		if (rc)
+			return rc;
+		classify(pm, k, kpf_ok, b);
+		done += k;
+	}
+	return 0;
+}
 
-	(void)sm;
+/* Pages state of one VMA, streamed through a chunk buffer: a VMA of any size
+ * costs 512 KiB of memory. Where PAGEMAP_SCAN finds the runs of pages that
+ * are present or swapped, only those are read from pagemap, and the rest is
+ * '.' as pagemap would say. Beyond MAX_STATE_PAGES the walk would take
+ * seconds a dump: the result says so instead (smaps still gives the counts). */
+static char *pages_state(pid_t pid, uint64_t start, uint64_t end, bool *kpf_ok, int *err)
+{
+	uint64_t n = (end - start) / kinfo.page_size, ps = kinfo.page_size;
+	struct runbuf b = { .rle = n >= RLE_MIN_PAGES };
+	struct page_region reg[256];
+	int rc = 0;
+
 	if (n > MAX_STATE_PAGES) {
 		*err = EFBIG;
 		return NULL;
@@ -114,19 +138,29 @@ static char *pages_state(pid_t pid, uint64_t start, uint64_t end, const struct s
 		*err = ENOMEM;
 		return NULL;
 	}
-	for (uint64_t done = 0; done < n;) {
-		uint64_t k = n - done < CHUNK_PAGES ? n - done : CHUNK_PAGES;
-		int rc = pagemap_read(pid, start + done * kinfo.page_size, k, pm);
-		if (rc) {
-			free(pm);
-			free(b.s);
-			*err = -rc;
-			return NULL;
+	for (uint64_t pos = start, walk_end; pos < end && !rc; pos = walk_end) {
+		int k = pagemap_scan(pid, pos, end, reg, sizeof(reg) / sizeof(reg[0]), &walk_end);
+		if (k == -ENOTTY) { /* no PAGEMAP_SCAN: all of pagemap */
+			rc = classify_range(pid, pos, (end - pos) / ps, pm, kpf_ok, &b);
+			break;
 		}
-		classify(pm, k, kpf_ok, &b);
-		done += k;
+		if (k < 0 || walk_end <= pos || walk_end > end) {
+			rc = k < 0 ? k : -EIO;
+			break;
+		}
+		for (int i = 0; i < k && !rc; i++) {
+			add_pages(&b, '.', (reg[i].start - pos) / ps);
+			rc = classify_range(pid, reg[i].start, (reg[i].end - reg[i].start) / ps, pm, kpf_ok, &b);
+			pos = reg[i].end;
+		}
+		add_pages(&b, '.', (walk_end - pos) / ps);
 	}
 	free(pm);
+	if (rc) {
+		free(b.s);
+		*err = -rc;
+		return NULL;
+	}
 	flush_run(&b);
 	return b.s ? b.s : xstrdup("");
 }
@@ -266,7 +300,7 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 			smaps_entry_json(se, true, j);
 		if (o->pagemap) {
 			int e = 0;
-			char *ps = pages_state(vs->pid, v[i].start, v[i].end, se, &kpf_ok, &e);
+			char *ps = pages_state(vs->pid, v[i].start, v[i].end, &kpf_ok, &e);
 			if (ps) {
 				cJSON_AddStringToObject(j, "pages_state", ps);
 			} else {

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* /proc/PID/pagemap (one pread per range) and /proc/kpageflags (root). */
 #include "anonremap.h"
+#include "compat.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 /* Kept open across the reads of one dump or check, closed by pagemap_close()
@@ -17,10 +19,10 @@ void pagemap_close(void)
 	pm_fd = -1;
 }
 
-int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out)
+/* one open per process, not per VMA: a dump of 65k VMAs reads 65k ranges */
+static int pagemap_open(pid_t pid)
 {
 	char path[64];
-	/* one open per process, not per VMA: a dump of 65k VMAs reads 65k ranges */
 
 	if (pm_fd >= 0 && pm_pid != pid)
 		pagemap_close();
@@ -31,6 +33,15 @@ int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out)
 			return -errno;
 		pm_pid = pid;
 	}
+	return 0;
+}
+
+int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out)
+{
+	int rc = pagemap_open(pid);
+
+	if (rc)
+		return rc;
 	size_t want = npages * sizeof(uint64_t), got = 0;
 	off_t off = (addr / kinfo.page_size) * sizeof(uint64_t);
 	while (got < want) {
@@ -46,6 +57,40 @@ int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out)
 		got += r;
 	}
 	return 0;
+}
+
+/* PAGEMAP_SCAN (6.7): the runs of [start, end) whose pages are present or
+ * swapped (swap entries and markers, guard regions and uffd-wp ones, are
+ * swapped to PAGEMAP_SCAN as pagemap's bit 62 says they are), up to n of
+ * them; *walk_end is where the walk stopped, end once it is done. A read of
+ * pagemap writes eight bytes for every page; this walk skips page tables
+ * that are not there, as in the 64 MiB guards of every dump. -ENOTTY
+ * where the kernel has no PAGEMAP_SCAN (and from then on). */
+int pagemap_scan(pid_t pid, uint64_t start, uint64_t end, struct page_region *out, size_t n, uint64_t *walk_end)
+{
+	static bool unsupported;
+	int rc;
+
+	if (unsupported)
+		return -ENOTTY;
+	if ((rc = pagemap_open(pid)))
+		return rc;
+	struct pm_scan_arg a = {
+		.size = sizeof(a), .start = start, .end = end, .vec = (uintptr_t)out, .vec_len = n,
+		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+	};
+	do
+		rc = ioctl(pm_fd, PAGEMAP_SCAN, &a);
+	while (rc < 0 && errno == EINTR);
+	if (rc < 0 && (errno == ENOTTY || errno == EINVAL)) {
+		unsupported = true;
+		return -ENOTTY;
+	}
+	if (rc < 0)
+		return -errno;
+	*walk_end = a.walk_end;
+	return rc;
 }
 
 /* Flags of n consecutive PFNs in one pread: a THP is 512 of them. */
