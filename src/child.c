@@ -5,6 +5,7 @@
 #include "anonremap.h"
 #include "compat.h"
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -147,6 +148,22 @@ static bool outcome_expected(const struct call *c, const struct reply *rep)
 	return c->ok_err < 0 || rep->ret != -1;
 }
 
+/* Close every descriptor from 3 up but those in keep. */
+static void close_all_but(const int *keep, int n)
+{
+	for (int prev = 2;;) {
+		int next = INT_MAX; /* the lowest kept one above prev */
+		for (int k = 0; k < n; k++)
+			if (keep[k] > prev && keep[k] < next)
+				next = keep[k];
+		if (next > prev + 1)
+			close_range(prev + 1, next == INT_MAX ? ~0u : (unsigned int)next - 1, 0);
+		if (next == INT_MAX)
+			return;
+		prev = next;
+	}
+}
+
 static void send_reply(struct reply *rep)
 {
 	rep->pid = getpid();
@@ -166,21 +183,8 @@ void child_main(const struct child_cfg *cfg)
 	bell_fd = cfg->bell_fd;
 	/* Nothing of anonremap's but the three pipes: libproc2 keeps its /proc
 	 * files open without O_CLOEXEC, and a fork inherits them. */
-	int keep[3] = { cmd_fd, rep_fd, bell_fd };
-	for (int a = 0; a < 3; a++)
-		for (int b = a + 1; b < 3; b++)
-			if (keep[b] < keep[a]) {
-				int t = keep[a];
-				keep[a] = keep[b];
-				keep[b] = t;
-			}
-	for (int k = 0, from = 3; k <= 3; k++) {
-		unsigned int to = k < 3 ? (unsigned int)keep[k] : ~0u;
-		if (to > (unsigned int)from)
-			close_range(from, to - 1, 0);
-		if (k < 3)
-			from = keep[k] + 1;
-	}
+	int keep[] = { cmd_fd, rep_fd, bell_fd };
+	close_all_but(keep, sizeof(keep) / sizeof(keep[0]));
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	setrlimit(RLIMIT_CORE, &core);
 	/* a runaway scenario is the first thing the OOM killer takes */

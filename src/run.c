@@ -565,7 +565,6 @@ static enum wait_result wait_pause(struct run *r, struct reply *rep)
 	return wr;
 }
 
-/* Run step i of r->sc. 0: go on; 1: the step failed; -1: the run is over. */
 /* Which steps a chain may hold: those the scenario process makes, but
  * pause, which waits for a person, and fork, which changes the process the
  * calls go to. */
@@ -643,6 +642,7 @@ static int send_chain(struct run *r, int i, struct call *c)
 	return write_full(r->cmd_fd, calls, (n + 1) * sizeof(calls[0]));
 }
 
+/* Run step i of r->sc. 0: go on; 1: the step failed; -1: the run is over. */
 int run_step(struct run *r, int i, cJSON **out)
 {
 	struct step *st = &r->sc->steps[i];
