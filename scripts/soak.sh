@@ -189,6 +189,11 @@ if [ -n "$do_valgrind" ]; then
 		fail "valgrind reports errors or leaks; the first ones:"
 		awk '/^==[0-9]+== (Invalid|Conditional|Use of|Syscall param|Mismatched|[0-9,]+ (\([0-9,]+ direct, [0-9,]+ indirect\) )?bytes in .* (definitely|indirectly) lost)/ { p = 1; k = 0 }
 			p { print; if (++k > 25 || /^==[0-9]+== $/) p = 0 }' "$out/valgrind.log" | head -60
+	elif [ "$vrc" -eq 3 ] && [ -s "$out/valgrind.json" ] &&
+		jq -e '[.scenarios[] | select(.status == "error") | .reason |
+			test("scenario process [0-9]+ (exited|killed)")] | all' "$out/valgrind.json" >/dev/null; then
+		# exit 3 for scenario processes that died: valgrind runs them too
+		echo "  (exit 3: scenario processes died under valgrind, as above, not anonremap)"
 	elif [ "$vrc" -ne 0 ] && [ "$vrc" -ne 1 ]; then
 		fail "anonremap under valgrind exited $vrc: $(head -c 300 "$out/valgrind.stderr")"
 	fi

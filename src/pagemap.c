@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#ifdef HAVE_VALGRIND_MEMCHECK_H
+#include <valgrind/memcheck.h>
+#endif
 #include <unistd.h>
 
 /* Kept open across the reads of one dump or check, closed by pagemap_close()
@@ -89,6 +92,9 @@ int pagemap_scan(pid_t pid, uint64_t start, uint64_t end, struct page_region *ou
 	}
 	if (rc < 0)
 		return -errno;
+#ifdef HAVE_VALGRIND_MEMCHECK_H
+	VALGRIND_MAKE_MEM_DEFINED(out, (size_t)rc * sizeof(*out));
+#endif
 	*walk_end = a.walk_end;
 	return rc;
 }
