@@ -63,8 +63,8 @@ int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out)
 }
 
 /* PAGEMAP_SCAN (6.7): the runs of [start, end) whose pages are present or
- * swapped (swap entries and markers, guard regions and uffd-wp ones, are
- * swapped to PAGEMAP_SCAN as pagemap's bit 62 says they are), up to n of
+ * swapped (swap entries, and markers such as guard regions, which
+ * PAGEMAP_SCAN counts as swapped as pagemap's bit 62 does), up to n of
  * them; *walk_end is where the walk stopped, end once it is done. A read of
  * pagemap writes eight bytes for every page; this walk skips page tables
  * that are not there, as in the 64 MiB guards of every dump. -ENOTTY
