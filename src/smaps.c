@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,6 +43,16 @@ static uint64_t dec_field(const char *s, const char *end)
 	scan_dec(&s, end, &v);
 	return v;
 }
+
+/* The "Key:   N kB" fields kept, each into its own uint64_t of the entry. */
+static const struct {
+	const char *key;
+	size_t len, off;
+} kb_fields[] = {
+#define KB(k, f) { k, sizeof(k) - 1, offsetof(struct smaps_entry, f) }
+	KB("Rss", rss), KB("Anonymous", anon), KB("AnonHugePages", anon_huge), KB("Swap", swap), KB("Locked", locked),
+#undef KB
+};
 
 /* Header lines are maps lines, "start-end perms ...": they, and only they,
  * begin with a hex digit (addresses print in lower case). Field lines are
@@ -90,40 +101,21 @@ static int parse_line(struct smaps_parser *p, const char *line, size_t ll)
 	size_t kl = (size_t)(colon - line);
 	const char *v = colon + 1;
 #define KEY(k) (kl == sizeof(k) - 1 && !memcmp(line, k, kl))
-	switch (*line) {
-	case 'R':
-		if (KEY("Rss"))
-			cur->rss = dec_field(v, end);
-		break;
-	case 'A':
-		if (KEY("Anonymous"))
-			cur->anon = dec_field(v, end);
-		else if (KEY("AnonHugePages"))
-			cur->anon_huge = dec_field(v, end);
-		break;
-	case 'S':
-		if (KEY("Swap"))
-			cur->swap = dec_field(v, end);
-		break;
-	case 'L':
-		if (KEY("Locked"))
-			cur->locked = dec_field(v, end);
-		break;
-	case 'T':
-		if (KEY("THPeligible"))
-			cur->thp_eligible = (int)dec_field(v, end);
-		break;
-	case 'V':
-		if (KEY("VmFlags")) {
-			while (v < end && *v == ' ')
-				v++;
-			size_t fl = (size_t)(end - v);
-			if (fl > sizeof(cur->vm_flags) - 1)
-				fl = sizeof(cur->vm_flags) - 1;
-			memcpy(cur->vm_flags, v, fl);
-			cur->vm_flags[fl] = 0;
+	for (size_t i = 0; i < sizeof(kb_fields) / sizeof(kb_fields[0]); i++)
+		if (kl == kb_fields[i].len && !memcmp(line, kb_fields[i].key, kl)) {
+			*(uint64_t *)((char *)cur + kb_fields[i].off) = dec_field(v, end);
+			return 0;
 		}
-		break;
+	if (KEY("THPeligible")) {
+		cur->thp_eligible = (int)dec_field(v, end);
+	} else if (KEY("VmFlags")) {
+		while (v < end && *v == ' ')
+			v++;
+		size_t fl = (size_t)(end - v);
+		if (fl > sizeof(cur->vm_flags) - 1)
+			fl = sizeof(cur->vm_flags) - 1;
+		memcpy(cur->vm_flags, v, fl);
+		cur->vm_flags[fl] = 0;
 	}
 #undef KEY
 	return 0;
