@@ -141,11 +141,24 @@ static int parse_lines(struct smaps_parser *p, const char *buf, size_t len, bool
 	return 0;
 }
 
-static int parser_finish(struct smaps_parser *p)
+static void parser_finish(struct smaps_parser *p)
 {
 	if (!p->sorted)
 		qsort(p->e, p->n, sizeof(*p->e), cmp_start);
-	return 0;
+}
+
+/* The parse's entries, sorted, to the caller; none (NULL) after an error. */
+static int parser_hand_over(struct smaps_parser *p, int rc, struct smaps_entry **out, size_t *n)
+{
+	if (rc) {
+		free(p->e);
+		p->e = NULL, p->n = 0;
+	} else {
+		parser_finish(p);
+	}
+	*out = p->e;
+	*n = p->n;
+	return rc;
 }
 
 int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_t *n)
@@ -153,16 +166,7 @@ int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_
 	struct smaps_parser p = { .sorted = true, .stop_at = UINT64_MAX };
 	size_t used;
 
-	int rc = parse_lines(&p, buf, len, true, &used);
-	if (!rc)
-		parser_finish(&p);
-	if (rc) {
-		free(p.e);
-		p.e = NULL, p.n = 0;
-	}
-	*out = p.e ? p.e : xcalloc(1, sizeof(**out));
-	*n = p.n;
-	return rc;
+	return parser_hand_over(&p, parse_lines(&p, buf, len, true, &used), out, n);
 }
 
 struct smaps_table {
@@ -244,16 +248,7 @@ int smaps_parse_fd(int fd, uint64_t stop_at, struct smaps_entry **out, size_t *n
 {
 	struct smaps_parser p = { .sorted = true, .stop_at = stop_at };
 
-	int rc = smaps_read_fd(fd, &p);
-	if (!rc)
-		rc = parser_finish(&p);
-	if (rc) {
-		free(p.e);
-		p.e = NULL, p.n = 0;
-	}
-	*out = p.e;
-	*n = p.n;
-	return rc;
+	return parser_hand_over(&p, smaps_read_fd(fd, &p), out, n);
 }
 
 /* The entries of the VMAs that start below hi: the kernel formats (and
