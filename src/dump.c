@@ -103,15 +103,20 @@ static void classify(const uint64_t *pm, uint64_t n, bool *kpf_ok, struct runbuf
 	}
 }
 
-/* The pagemap of n pages from addr, classified, through a chunk buffer. */
-static int classify_range(pid_t pid, uint64_t addr, uint64_t n, uint64_t *pm, bool *kpf_ok, struct runbuf *b)
+/* The pagemap of n pages from addr, classified, through a chunk buffer of
+ * cap entries made at the first range that needs one: where PAGEMAP_SCAN
+ * finds nothing, as in the guards, none is. */
+static int classify_range(pid_t pid, uint64_t addr, uint64_t n, uint64_t **pm, uint64_t cap, bool *kpf_ok,
+			  struct runbuf *b)
 {
+	if (n && !*pm && !(*pm = malloc(cap * sizeof(uint64_t))))
+		return -ENOMEM;
 	for (uint64_t done = 0; done < n;) {
-		uint64_t k = n - done < CHUNK_PAGES ? n - done : CHUNK_PAGES;
-		int rc = pagemap_read(pid, addr + done * kinfo.page_size, k, pm);
+		uint64_t k = n - done < cap ? n - done : cap;
+		int rc = pagemap_read(pid, addr + done * kinfo.page_size, k, *pm);
 		if (rc)
 			return rc;
-		classify(pm, k, kpf_ok, b);
+		classify(*pm, k, kpf_ok, b);
 		done += k;
 	}
 	return 0;
@@ -133,15 +138,11 @@ static char *pages_state(pid_t pid, uint64_t start, uint64_t end, bool *kpf_ok, 
 		*err = EFBIG;
 		return NULL;
 	}
-	uint64_t *pm = malloc((n < CHUNK_PAGES ? n : CHUNK_PAGES) * sizeof(uint64_t) + 8);
-	if (!pm) {
-		*err = ENOMEM;
-		return NULL;
-	}
+	uint64_t *pm = NULL, cap = n < CHUNK_PAGES ? n : CHUNK_PAGES;
 	for (uint64_t pos = start, walk_end; pos < end && !rc; pos = walk_end) {
 		int k = pagemap_scan(pid, pos, end, reg, sizeof(reg) / sizeof(reg[0]), &walk_end);
 		if (k == -ENOTTY) { /* no PAGEMAP_SCAN: all of pagemap */
-			rc = classify_range(pid, pos, (end - pos) / ps, pm, kpf_ok, &b);
+			rc = classify_range(pid, pos, (end - pos) / ps, &pm, cap, kpf_ok, &b);
 			break;
 		}
 		if (k < 0 || walk_end <= pos || walk_end > end) {
@@ -150,7 +151,7 @@ static char *pages_state(pid_t pid, uint64_t start, uint64_t end, bool *kpf_ok, 
 		}
 		for (int i = 0; i < k && !rc; i++) {
 			add_pages(&b, '.', (reg[i].start - pos) / ps);
-			rc = classify_range(pid, reg[i].start, (reg[i].end - reg[i].start) / ps, pm, kpf_ok, &b);
+			rc = classify_range(pid, reg[i].start, (reg[i].end - reg[i].start) / ps, &pm, cap, kpf_ok, &b);
 			pos = reg[i].end;
 		}
 		add_pages(&b, '.', (walk_end - pos) / ps);
