@@ -3,12 +3,9 @@
  * the date, the VM settings, the probed features, the kernel config, and a
  * short text summary for pasting into a mail. */
 #include "anonremap.h"
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <zlib.h>
 
 /* The config options that bear on VMA merging, moves and THP, sorted for
@@ -67,11 +64,8 @@ static cJSON *config_json(void)
 		if (gz)
 			gzclose(gz);
 	}
-	if (!any) {
-		cJSON_Delete(o);
-		o = cJSON_CreateObject();
+	if (!any) /* nothing was added */
 		cJSON_AddStringToObject(o, "error", "neither /proc/config.gz nor /boot/config-RELEASE is readable");
-	}
 	return o;
 }
 
