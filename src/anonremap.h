@@ -402,7 +402,7 @@ int smaps_parse_buf(const char *buf, size_t len, struct smaps_entry **out, size_
 int smaps_parse_fd(int fd, uint64_t stop_at, struct smaps_entry **out, size_t *n);
 struct smaps_table *smaps_load(pid_t pid, uint64_t hi, struct err *err);
 void smaps_free(struct smaps_table *t);
-void smaps_entry_json(const struct smaps_entry *e, bool read, cJSON *v);
+void smaps_entry_json(const struct smaps_entry *e, cJSON *v);
 struct smaps_stream;
 struct smaps_stream *smaps_stream_start(pid_t pid, struct err *err);
 bool smaps_stream_get(struct smaps_stream *s, uint64_t start, struct smaps_entry *out);
@@ -424,7 +424,7 @@ struct dump_opts {
 	bool smaps, pagemap;
 	bool smaps_thread;  /* read smaps beside the walk (maps PID: many VMAs) */
 	struct run *run;   /* adds carveout-relative addresses and regions */
-	long *process_vmas; /* out: the process's VMA count (its smaps entries) */
+	long *process_vmas; /* out: the process's VMA count (the lines of /proc/PID/maps) */
 	bool xray;          /* add each VMA's x-ray record */
 	cJSON *xray_status; /* out, when xray: {available, why} */
 	cJSON *non_merges;  /* out, when set: adjacent VMAs that did not merge, and why */

@@ -298,7 +298,7 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 		else if (sm)
 			se = smaps_find(sm, v[i].start);
 		if (o->smaps)
-			smaps_entry_json(se, true, j);
+			smaps_entry_json(se, j);
 		if (o->pagemap) {
 			int e = 0;
 			char *ps = pages_state(vs->pid, v[i].start, v[i].end, &kpf_ok, &e);

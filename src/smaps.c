@@ -290,12 +290,12 @@ const struct smaps_entry *smaps_find(const struct smaps_table *t, uint64_t start
 }
 
 /* The smaps fields of one VMA, or, without its entry, why not. */
-void smaps_entry_json(const struct smaps_entry *e, bool read, cJSON *v)
+void smaps_entry_json(const struct smaps_entry *e, cJSON *v)
 {
 	uint64_t pk = kinfo.page_size / 1024;
 
 	if (!e) {
-		cJSON_AddStringToObject(v, "smaps", read ? "no smaps entry (the VMA changed?)" : "not read");
+		cJSON_AddStringToObject(v, "smaps", "no smaps entry (the VMA changed?)");
 		return;
 	}
 	cJSON_AddNumberToObject(v, "rss_pages", (double)(e->rss / pk));

@@ -510,7 +510,7 @@ static int check_all(struct eng *e, bool full)
  * without MUST falls back to a plain move when relocation is not feasible;
  * and no relocation is attempted when an ordinary merge succeeds (the
  * destination VMA then extends past the moved range and keeps a non-linear
- * vm_pgoff). 0 holds, 1 broke, -1 error. */
+ * vm_pgoff). */
 enum stress_reloc stress_relocate_verdict(const struct xray_vma *v, uint64_t to, uint64_t end, unsigned flags)
 {
 	bool must = flags & MREMAP_MUST_RELOCATE_ANON, reloc = must || (flags & MREMAP_RELOCATE_ANON);
@@ -524,6 +524,7 @@ enum stress_reloc stress_relocate_verdict(const struct xray_vma *v, uint64_t to,
 	return RELOC_BROKEN;
 }
 
+/* Invariant 4 on the move op just made: 0 holds, 1 broke, -1 error. */
 static int check_relocated(struct eng *e, const struct stress_op *op)
 {
 	uint64_t ps = kinfo.page_size, a = e->r->base + (uint64_t)op->t * ps, end = a + (uint64_t)op->new_n * ps;
