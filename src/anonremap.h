@@ -313,6 +313,7 @@ struct child_cfg {
 void child_main(const struct child_cfg *cfg) __attribute__((noreturn));
 void child_touch(const struct call *c, struct reply *rep);
 int child_fork(struct reply *rep);
+bool outcome_expected(const struct call *c, const struct reply *rep);
 uint64_t now_ns(void);
 
 /* op-uprobe.c */

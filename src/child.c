@@ -135,9 +135,10 @@ int child_fork(struct reply *rep)
 	_exit(0);
 }
 
-/* Whether a call ended as its step says it will (run.c's judge, for the
- * ops that may start a chain): only then is the next call of the chain made. */
-static bool outcome_expected(const struct call *c, const struct reply *rep)
+/* Whether a call ended as its step says it will (set by run.c's
+ * set_expected): anonremap judges each step by it, and the scenario process
+ * makes the next call of a chain only then. */
+bool outcome_expected(const struct call *c, const struct reply *rep)
 {
 	if (c->ok_any)
 		return true;
