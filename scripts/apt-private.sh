@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=sh
 # Sourced, not run: the one place that makes a private apt configuration for
 # fetching Debian packages of other suites (kernels, headers, sources)
 # without touching the system's apt state. The archive addresses come from

@@ -6,7 +6,8 @@
 # scenario asserts the same VMA bounds. Exit 0 when every row agrees.
 #
 # The package is fetched with apt-get download under a private sources list
-# and state directory: the system's apt configuration is left untouched.
+# and state directory (scripts/apt-private.sh: the archive is the one this
+# machine's apt sources name): the system's apt configuration is left untouched.
 #   UPSTREAM_PKG   (default linux-source-7.2)
 #   UPSTREAM_SUITE (default unstable)
 #   CACHE          (default ${XDG_CACHE_HOME:-$HOME/.cache}/anonremap/upstream)
@@ -18,16 +19,15 @@ SUITE=${UPSTREAM_SUITE:-unstable}
 CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/anonremap/upstream}
 mkdir -p "$CACHE/lists/partial" "$CACHE/archives/partial" "$CACHE/build"
 
+die() {
+	echo "check-upstream: $*" >&2
+	exit 2
+}
+# shellcheck source=scripts/apt-private.sh
+. "$top/scripts/apt-private.sh"
 if ! ls "$CACHE"/${PKG}_*.deb >/dev/null 2>&1; then
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $SUITE main" \
-		>"$CACHE/sources.list"
-	APT="-o Dir::Etc::SourceList=$CACHE/sources.list -o Dir::Etc::SourceParts=/dev/null
-	     -o Dir::State::Lists=$CACHE/lists -o Dir::Cache=$CACHE -o Dir::Cache::archives=$CACHE/archives
-	     -o APT::Sandbox::User=root"
-	# shellcheck disable=SC2086
-	apt-get -qq $APT update
-	# shellcheck disable=SC2086
-	(cd "$CACHE" && apt-get -qq $APT download "$PKG")
+	apt_private "$CACHE" "$SUITE"
+	apt_private_download "$CACHE" "$PKG" >/dev/null
 fi
 deb=$(ls "$CACHE"/${PKG}_*.deb | tail -n 1)
 src="$CACHE/src"

@@ -3,12 +3,21 @@
 # Quick start 2: set everything up, build, and pass the whole test suite:
 # C unit tests, the Bats suite against the live kernel, the same suite under
 # ASan+UBSan, then 'make distcheck', then 'make check-vm' (the quick library
-# in Debian's 6.1 kernel under QEMU). FAST=1 skips distcheck and the VM;
-# NO_VM=1 skips the VM only.
+# in Debian's 6.1 kernel under QEMU), then 'make check-relocate' (Linux 7.2
+# with the project's port of the relocate series, built and cached, under
+# QEMU). FAST=1 skips distcheck and the VMs; NO_VM=1 skips the VMs only.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/build.sh
 status=0
+vm_counts() { # LOG: add a VM check's "N passed, M failed" to the totals
+	vm=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1 || true)
+	if [ -n "$vm" ]; then
+		pass=$((pass + ${vm%% passed*}))
+		vf=${vm#*, }
+		fail=$((fail + ${vf%% failed}))
+	fi
+}
 make -s check -j1 || status=$?
 # Per-test counts from the Bats TAP logs and the unit test logs.
 pass=$(cat tests/unit/*.log tests/bats/*.log tests/*.log 2>/dev/null | grep -c '^ok ' || true)
@@ -21,12 +30,11 @@ if [ "$status" -eq 0 ] && [ "${FAST:-0}" != 1 ]; then
 fi
 if [ "$status" -eq 0 ] && [ "${FAST:-0}" != 1 ] && [ "${NO_VM:-0}" != 1 ]; then
 	make -s check-vm >check-vm.log 2>&1 || { status=$?; cat check-vm.log >&2; }
-	vm=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' check-vm.log | tail -n 1 || true)
-	if [ -n "$vm" ]; then
-		pass=$((pass + ${vm%% passed*}))
-		vf=${vm#*, }
-		fail=$((fail + ${vf%% failed}))
-	fi
+	vm_counts check-vm.log
+fi
+if [ "$status" -eq 0 ] && [ "${FAST:-0}" != 1 ] && [ "${NO_VM:-0}" != 1 ]; then
+	make -s check-relocate >check-relocate.log 2>&1 || { status=$?; cat check-relocate.log >&2; }
+	vm_counts check-relocate.log
 fi
 echo "$pass passed, $fail failed"
 exit "$status"

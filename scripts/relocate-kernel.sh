@@ -81,7 +81,7 @@ for t in make gcc flex bison bc; do
 	command -v "$t" >/dev/null 2>&1 || missing=1
 done
 [ -f /usr/include/libelf.h ] && [ -f /usr/include/openssl/ssl.h ] || missing=1
-[ -z "${missing:-}" ] || sh "$top/scripts/setup.sh" build-essential flex bison bc libelf-dev libssl-dev
+[ -z "${missing:-}" ] || sh "$top/scripts/setup.sh" build-essential flex bison bc libelf-dev libssl-dev xz-utils
 
 # One build at a time: the source tree is shared.
 exec 9>"$cache/lock"

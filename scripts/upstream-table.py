@@ -138,6 +138,8 @@ def main():
     ap.add_argument("--library", required=True)
     ap.add_argument("--scenarios", required=True)
     ap.add_argument("--map", required=True)
+    ap.add_argument("--binaries", default="merge,mremap_test,mremap_dontunmap",
+                    help="the selftests to compare, comma-separated")
     a = ap.parse_args()
 
     lib = {s["name"]: s for s in json.load(open(a.library))["scenarios"]}
@@ -150,7 +152,7 @@ def main():
     merge_src = open(os.path.join(a.src, "merge.c")).read()
     bad = 0
     rows = []
-    for binary in ("merge", "mremap_test", "mremap_dontunmap"):
+    for binary in a.binaries.split(","):
         path = os.path.join(a.selftests, binary + ".ktap")
         if not os.path.exists(path):
             print(f"{binary}: no output", file=sys.stderr)

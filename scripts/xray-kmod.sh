@@ -67,7 +67,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/xray-kmod.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # ---------------------------------------------------------------------------
-# --debian: headers (and kbuild, and on request the image) of one ABI.
+# --debian: headers (and kbuild, and on request the image) of one ABI, under a
+# private apt configuration (scripts/apt-private.sh).
+# shellcheck source=scripts/apt-private.sh
+. "$top/scripts/apt-private.sh"
 fetch_debian() { # VERSION: sets rel, hdr, common, kbuild, kernel, d, APT
 	case $1 in
 	6.1 | 6.1.*) name=6.1; suites="bookworm bookworm-updates bookworm-security" ;;
@@ -75,28 +78,8 @@ fetch_debian() { # VERSION: sets rel, hdr, common, kbuild, kernel, d, APT
 	*) name=unstable; suites=unstable ;;
 	esac
 	d="$cache/debian-$name"
-	mkdir -p "$d/lists/partial" "$d/archives/partial"
-	for suite in $suites; do
-		case $suite in
-		*-security) echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security $suite main" ;;
-		*) echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" ;;
-		esac
-	done >"$d/sources.list"
-	sandbox=root
-	[ "$(id -u)" -eq 0 ] || sandbox=$(id -un)
-	APT="-o Dir::Etc::SourceList=$d/sources.list -o Dir::Etc::SourceParts=/dev/null
-	     -o Dir::State::Lists=$d/lists -o Dir::Cache=$d -o Dir::Cache::archives=$d/archives
-	     -o Dir::State::status=/dev/null -o APT::Sandbox::User=$sandbox -o Debug::NoLocking=1"
-	# The lists are refreshed once a day at most; stale lists do if the
-	# network is gone.
-	if [ -z "$(find "$d/lists" -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
-		# shellcheck disable=SC2086
-		if ! apt-get -qq $APT update >"$work/apt.log" 2>&1; then
-			[ -n "$(find "$d/lists" -maxdepth 1 -name '*Packages*' | head -n 1)" ] ||
-				die "apt-get update ($suites) failed: $(tail -n 2 "$work/apt.log" | tr '\n' ' ')"
-			echo "$me: apt-get update ($suites) failed; using the lists of $(date -r "$d/lists" +%F)" >&2
-		fi
-	fi
+	# shellcheck disable=SC2086 # the suites, one a word
+	apt_private "$d" $suites
 	deps() { # PACKAGE: its Depends, one name a line
 		# shellcheck disable=SC2086
 		apt-cache $APT show "$1" 2>/dev/null | sed -n 's/^Depends: //p' | head -n 1 | tr ',|' '\n\n' |

@@ -1,0 +1,155 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make check-relocate: everything against a kernel that has the flags. Builds
+# (or reuses) Linux 7.2 with the project's port of the MREMAP_RELOCATE_ANON
+# series (scripts/relocate-kernel.sh), boots it with scripts/anonremap-vm
+# (TCG, the x-ray module loaded, zram swap) and runs in it:
+#
+#  1. the series' selftests as ported, merge and mremap_test, every case of
+#     every variant: every one passes (or is an expected failure);
+#  2. the whole library but the perf cases: every scenario passes, the
+#     relocate ones included, none skipped;
+#  3. the two, test by test (scripts/upstream-table.py, as check-upstream):
+#     same verdict, and for merge.c the same asserted VMA bounds;
+#  4. stress --fork --thp --reclaim with swap and the x-ray invariant: at
+#     least STRESS_OPS operations (20000), at least STRESS_RELOCATED (1000)
+#     of them successful relocating moves, no violation, no kernel report;
+#  5. bench with its relocate variants on the quick matrix: every variant
+#     measured (not "unsupported"); the relocate/plain ratios are printed,
+#     measured in that one run (TCG's clock is emulated: ratios only).
+#
+# Any boot whose kernel log has a WARNING/BUG/lockdep/... report fails
+# (anonremap-vm's exit 5). Results and console logs are kept in
+# ${CHECK_RELOCATE_OUT:-check-relocate.out}. TAP on stdout, ending with
+# "N passed, M failed".
+#   STRESS_OPS, STRESS_RELOCATED, STRESS_SEED, VM_TIMEOUT (per boot, 1800 s)
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+AR=${ANONREMAP:-$top/anonremap}
+out=${CHECK_RELOCATE_OUT:-$PWD/check-relocate.out}
+ops=${STRESS_OPS:-20000}
+want_relocated=${STRESS_RELOCATED:-1000}
+seed=${STRESS_SEED:-20261204}
+vmt=${VM_TIMEOUT:-1800}
+[ -x "$AR" ] || sh "$top/scripts/build.sh"
+if ! command -v qemu-system-x86_64 >/dev/null 2>&1 || ! command -v cpio >/dev/null 2>&1 ||
+	{ [ ! -x /bin/busybox ] && [ ! -x /usr/bin/busybox ]; }; then
+	sh "$top/scripts/setup-vm.sh"
+fi
+command -v jq >/dev/null 2>&1 || sh "$top/scripts/setup.sh"
+rm -rf "$out"
+mkdir -p "$out"
+
+i=0 pass=0 fail=0
+ok() { i=$((i + 1)); pass=$((pass + 1)); echo "ok $i $*"; }
+notok() { i=$((i + 1)); fail=$((fail + 1)); echo "not ok $i $*"; }
+check() { # DESCRIPTION COMMAND...: one test point
+	d=$1
+	shift
+	if "$@"; then ok "$d"; else notok "$d"; fi
+}
+diag() { sed 's/^/# /' "$@"; }
+
+t0=$(date +%s)
+if ! image=$(sh "$top/scripts/relocate-kernel.sh" 2>"$out/relocate-kernel.err"); then
+	diag "$out/relocate-kernel.err"
+	notok "relocate-kernel.sh builds the patched kernel"
+	echo "$pass passed, $((fail + 1)) failed"
+	exit 1
+fi
+diag "$out/relocate-kernel.err"
+tree=$(cd "$(dirname "$image")/../../.." && pwd)
+ok "relocate-kernel.sh builds the patched kernel ($(($(date +%s) - t0)) s): $image"
+
+# The fragment, read against the built .config (relocate-kernel.sh refuses a
+# dropped option too; this is the independent look).
+lost=$(grep -v '^[[:space:]]*\(#\|$\)' "$top/kernel/config" | while IFS= read -r l; do
+	k=${l%%=*}
+	case $l in
+	*=n) ! grep -q "^$k=" "$tree/.config" || echo "$l" ;;
+	*) grep -qx "$l" "$tree/.config" || echo "$l" ;;
+	esac
+done)
+[ -z "$lost" ] || echo "# dropped by olddefconfig: $lost"
+check "every option of kernel/config survives olddefconfig" test -z "$lost"
+
+vm() { # NAME ANONREMAP-VM-ARGS...: one boot; its exit status in $vmrc
+	name=$1
+	shift
+	vmrc=0
+	ANONREMAP_VM_VERBOSE=1 "$top/scripts/anonremap-vm" --kernel "$image" --anonremap "$AR" \
+		--timeout "$vmt" --log "$out/$name.console.log" "$@" \
+		>"$out/$name.stdout" 2>"$out/$name.stderr" || vmrc=$?
+	grep -E '^anonremap-vm: (kernel report|.*exit|.* s$)' "$out/$name.stderr" | diag || true
+}
+
+# 1. The selftests.
+for t in merge mremap_test; do
+	vm "$t" --exec "$tree/selftests/$t" --
+	cp "$out/$t.stdout" "$out/$t.ktap"
+	totals=$(grep '^# Totals' "$out/$t.ktap" || echo "# Totals: none")
+	echo "# $t: $totals (exit $vmrc)"
+	grep '^not ok' "$out/$t.ktap" | diag || true
+	check "the $t selftest passes on the patched kernel, no kernel report" \
+		sh -c "[ $vmrc -eq 0 ] && grep -q '^# Totals: pass:[1-9][0-9]* fail:0 ' '$out/$t.ktap'"
+done
+
+# 2. The library, slow cases included (the 2 GiB mremap_test moves), in one
+# boot with the x-ray and swap.
+vm library --xray --kdir "$tree" --swap 256M -- run -f json -k -t 300 -x perf \
+	-o "$out/library.json" "$top"/scenarios/*.json
+jq -r '.scenarios[] | select(.status != "pass") | "\(.name): \(.status): \(.reason)"' \
+	"$out/library.json" 2>/dev/null | diag || true
+summary=$(jq -c .summary "$out/library.json" 2>/dev/null || echo '{}')
+echo "# library: $summary (exit $vmrc)"
+relocate=$(jq '[.scenarios[] | select((.scenario.requires // []) | index("mremap_relocate_anon"))
+	| select(.status == "pass")] | length' "$out/library.json" 2>/dev/null || echo 0)
+echo "# relocate scenarios that ran and passed: $relocate"
+check "the library passes on the patched kernel, nothing skipped, no kernel report" \
+	sh -c "[ $vmrc -eq 0 ] && jq -e '.summary.fail == 0 and .summary.skip == 0 and .summary.error == 0 and .summary.pass > 0' '$out/library.json' >/dev/null"
+check "the relocate scenarios run and pass ($relocate)" test "$relocate" -ge 36
+
+# 3. Selftest against scenario, test by test.
+src=$(readlink -f "$tree/source")
+trc=0
+python3 "$top/scripts/upstream-table.py" --src "$src/tools/testing/selftests/mm" --selftests "$out" \
+	--library "$out/library.json" --scenarios "$top/scenarios" --map "$top/tests/upstream-map.txt" \
+	--binaries merge,mremap_test >"$out/table.txt" 2>"$out/table.err" || trc=$?
+diag "$out/table.err"
+diag "$out/table.txt"
+check "every relocate case of the series' selftests agrees with its scenario (verdict, VMA bounds)" \
+	test "$trc" -eq 0
+
+# 4. Stress with the x-ray invariant, forks, THP and reclaim with swap.
+vm stress --xray --kdir "$tree" --swap 512M -- stress --fork --thp --reclaim -n "$ops" \
+	-s "$seed" --check-every 20 -o "$out/stress.json" --out "$out"
+s='.stress'
+done_ops=$(jq "$s.ops" "$out/stress.json" 2>/dev/null || echo 0)
+relocated=$(jq "[$s.coverage.by_pair | to_entries[] | select(.key | test(\"^mremap .*RELOCATE_ANON\"))
+	| .value.n - .value.failed] | add // 0" "$out/stress.json" 2>/dev/null || echo 0)
+jq -c "$s | {ops, steps, failed_calls, forks, violation, xray, swapped_out: .reclaim.swapped_out_pages,
+	swapped_in: .reclaim.swapped_in_pages}" "$out/stress.json" 2>/dev/null | diag || true
+echo "# stress: $done_ops operations, $relocated successful relocating moves (exit $vmrc)"
+check "stress: no violation, no kernel report" \
+	sh -c "[ $vmrc -eq 0 ] && jq -e '$s.violation == null and $s.xray.checked == true' '$out/stress.json' >/dev/null"
+check "stress: at least $ops operations ($done_ops)" test "$done_ops" -ge "$ops"
+check "stress: at least $want_relocated successful relocating moves ($relocated)" \
+	test "$relocated" -ge "$want_relocated"
+
+# 5. bench, quick matrix, with the relocate variants.
+vm bench -- bench -q -r 5 -f json -o "$out/bench.json"
+# relocate/plain per point: the median of the pair-by-pair ratios where
+# bench gives it, else the ratio of the medians; measured in this one run.
+jq -r '.points as $p | $p[] | select(.variant != "plain" and .supported) as $v
+	| ($p[] | select(.variant == "plain" and .size == $v.size and .populate == $v.populate
+		and .align == $v.align and .thp == $v.thp)) as $b
+	| "\($v.size) B \($v.populate)% \($v.align) \($v.thp) \($v.variant)/plain: \(($v.ratio_to_plain // ($v.median_ns / $b.median_ns)) * 100 | round / 100)"' \
+	"$out/bench.json" 2>/dev/null | diag || true
+unsupported=$(jq '[.points[] | select(.supported | not)] | length' "$out/bench.json" 2>/dev/null || echo 1)
+relocating=$(jq '[.points[] | select(.variant != "plain" and .supported)] | length' "$out/bench.json" 2>/dev/null || echo 0)
+check "bench measures every relocate variant ($relocating points, $unsupported unsupported)" \
+	sh -c "[ $vmrc -eq 0 ] && [ '$unsupported' = 0 ] && [ '$relocating' -gt 0 ]"
+
+echo "# check-relocate: $(($(date +%s) - t0)) s; results in $out"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
