@@ -1,15 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The scenario library (minus the tags slow and perf) on several kernels:
-# Debian's 6.1 and 7.2 images booted by scripts/anonremap-vm, and the host's
-# own kernel run directly. Writes a markdown table, scenario x kernel with
+# Debian's 6.1 and 7.2 images booted by scripts/anonremap-vm, 7.2 with the
+# project's port of the relocate series (kernel/, built and cached by
+# scripts/relocate-kernel.sh), and the host's own kernel run directly. Writes a markdown table, scenario x kernel with
 # pass, fail or skip, to stdout (and DIR/matrix.md), each kernel's result to
 # DIR/results/, and for every scenario whose outcome differs between two
 # kernels the 'anonremap diff' of the two to DIR/diff/NAME.A--B.txt.
 #
-#   scripts/vm-matrix.sh --out DIR [--debian V]... [--kernel IMAGE]... [--no-host]
+#   scripts/vm-matrix.sh --out DIR [--debian V]... [--kernel IMAGE]... [--relocate] [--no-host]
 #
-# Without --debian, --kernel or --host: --debian 6.1 --host --debian 7.2.
+# Without --debian, --kernel, --relocate or --host: --debian 6.1 --host
+# --debian 7.2 --relocate.
 # Other options: --all (slow and perf too), --timeout S (per VM, default 1800),
 # --no-xray (by default each VM loads the x-ray module, anonremap-vm --xray:
 # for --debian from Debian's headers, for --kernel when the image lies in its
@@ -34,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--kernel) cols="$cols kernel:$2"; shift 2 ;;
 	--kernel=*) cols="$cols kernel:${1#*=}"; shift ;;
 	--host) cols="$cols host:"; host_given=1; shift ;;
+	--relocate) cols="$cols relocate:"; shift ;;
 	--no-host) host_given=-1; shift ;;
 	--all) excl=""; shift ;;
 	--no-xray) xray=0; shift ;;
@@ -44,8 +47,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] || { echo "vm-matrix: give --out DIR" >&2; exit 2; }
 if [ -z "$cols" ]; then
-	cols="debian:6.1 host: debian:7.2"
-	[ "$host_given" = -1 ] && cols="debian:6.1 debian:7.2"
+	cols="debian:6.1 host: debian:7.2 relocate:"
+	[ "$host_given" = -1 ] && cols="debian:6.1 debian:7.2 relocate:"
 fi
 [ -x "$AR" ] || sh "$top/scripts/build.sh"
 command -v jq >/dev/null 2>&1 || { echo "vm-matrix: jq is needed (scripts/setup.sh)" >&2; exit 2; }
@@ -62,6 +65,9 @@ for c in $cols; do
 	k=$((k + 1))
 	kind=${c%%:*}
 	arg=${c#*:}
+	if [ "$kind" = relocate ]; then
+		arg=$(sh "$top/scripts/relocate-kernel.sh") || { echo "vm-matrix: relocate-kernel.sh failed" >&2; status=1; continue; }
+	fi
 	res="$out/results/$k.json"
 	t0=$(date +%s)
 	rc=0
@@ -70,11 +76,11 @@ for c in $cols; do
 		# shellcheck disable=SC2086
 		"$AR" run -f json -k -t 300 $excl -o "$res" "$top"/scenarios/*.json >/dev/null 2>"$out/results/$k.stderr" || rc=$?
 		;;
-	debian | kernel)
+	debian | kernel | relocate)
 		# the x-ray module for the xray_* scenarios: Debian's headers, or
 		# the tree the image was built in (else they skip, saying why)
 		sel="--debian $arg --xray"
-		if [ "$kind" = kernel ]; then
+		if [ "$kind" != debian ]; then
 			sel="--kernel $arg"
 			kd=$(dirname "$arg")
 			[ -f "$kd/../../../.config" ] && [ -f "$kd/../../../Makefile" ] && sel="$sel --xray"
@@ -92,6 +98,7 @@ for c in $cols; do
 		label=$(jq -r .kernel.release "$res")
 		[ "$kind" = host ] && label="$label (host)"
 		[ "$kind" = kernel ] && label="$label ($(basename "$arg"))"
+		[ "$kind" = relocate ] && label="$label (relocate series)"
 		printf '%s\t%s\n' "$res" "$label" >>"$out/labels"
 		echo "vm-matrix: $kind $arg: $label, exit $rc, $((t1 - t0)) s" >&2
 		if [ "$rc" = 5 ]; then
