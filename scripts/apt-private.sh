@@ -15,8 +15,9 @@
 
 # Every deb URI of the system's sources with its suites, one "URI SUITE" a
 # line, from one-line (.list) and deb822 (.sources) files alike.
+# APT_SOURCES (tests): the files to read instead of /etc/apt's.
 apt_sources_pairs() {
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+	for f in ${APT_SOURCES:-/etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources}; do
 		[ -r "$f" ] || continue
 		awk '
 		function flush() { if (deb && uris != "" && suites != "") {

@@ -24,7 +24,8 @@
 # does not fails the build, naming it. A patch that does not apply, or a
 # build that breaks, fails with exit 2 and kbuild's last lines.
 #   KERNEL_PKG (default linux-source-7.2), KERNEL_SUITE (default unstable),
-#   KERNEL_CACHE, JOBS (default: the CPUs)
+#   KERNEL_CACHE, JOBS (default: the CPUs), KERNEL_DIR (default kernel/: a
+#   series and config of your own)
 set -eu
 
 me=relocate-kernel
@@ -48,7 +49,7 @@ PKG=${KERNEL_PKG:-linux-source-7.2}
 SUITE=${KERNEL_SUITE:-unstable}
 cache=${KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/anonremap/kernel}
 jobs=${JOBS:-$(nproc)}
-kdir="$top/kernel"
+kdir=${KERNEL_DIR:-$top/kernel}
 # Bump when the way a tree is built changes, so that old builds are not reused.
 recipe=2
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
