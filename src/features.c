@@ -21,6 +21,7 @@ const char *const feature_names[FEAT__COUNT] = {
 	[FEAT_MSEAL] = "mseal",
 	[FEAT_UPROBE] = "uprobe",
 	[FEAT_XRAY] = "xray",
+	[FEAT_ZERO_PAGE] = "zero_page",
 };
 
 static struct feature_state states[FEAT__COUNT];
@@ -95,6 +96,34 @@ static int probe_relocate(void)
 	return p[2 * ps] == 1 ? 0 : 253;
 }
 
+/* A read fault of untouched private anonymous memory maps the shared zero
+ * page: present in pagemap but not exclusively mapped. Some kernels never
+ * do (a hypervisor's pvm_no_zero_page=1, for one) and give every read
+ * fault a zeroed page of its own, so what such a test expects ('s', no
+ * RSS) is not this kernel's behaviour. */
+#define NO_ZERO_PAGE 252
+static int probe_zero_page(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	volatile char *p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t e;
+
+	if (p == MAP_FAILED)
+		return errno_byte(errno);
+	(void)p[0];
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno_byte(errno);
+	ssize_t r = pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / ps * sizeof(e)));
+	int err = errno;
+	close(fd);
+	if (r != (ssize_t)sizeof(e))
+		return r < 0 ? errno_byte(err) : EIO;
+	if (!(e & PM_PRESENT) || (e & PM_EXCLUSIVE))
+		return NO_ZERO_PAGE;
+	return 0;
+}
+
 static int probe_uffd(void)
 {
 	int fd = syscall(__NR_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
@@ -141,6 +170,9 @@ static void set(enum feature f, int e, const char *what)
 			 signal_name(-e, sig, sizeof(sig)));
 	else if (e == 253)
 		snprintf(s->reason, sizeof(s->reason), "%s succeeded but lost the data", what);
+	else if (e == NO_ZERO_PAGE)
+		snprintf(s->reason, sizeof(s->reason), "%s mapped a page of its own, not the shared zero page, on %s",
+			 what, kinfo.release);
 	else
 		snprintf(s->reason, sizeof(s->reason), "%s returned %s on %s", what, errno_name(e), kinfo.release);
 }
@@ -156,6 +188,7 @@ static const struct {
 	{ FEAT_USERFAULTFD, probe_uffd, "userfaultfd()" },
 	{ FEAT_MSEAL, probe_mseal, "mseal()" },
 	{ FEAT_KSM, probe_ksm, "KSM (/sys/kernel/mm/ksm, PR_GET_MEMORY_MERGE)" },
+	{ FEAT_ZERO_PAGE, probe_zero_page, "a read fault of private anonymous memory" },
 };
 #define NRISKY (sizeof(risky) / sizeof(risky[0]))
 

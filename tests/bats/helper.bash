@@ -13,6 +13,14 @@ sanitized() {
 	grep -qa '__asan_init' "$AR"
 }
 
+# need_feature NAME: skip unless this kernel has feature NAME, saying why
+# not in the probe's own words (anonremap probe).
+need_feature() {
+	local f
+	f="$("$AR" probe | jq -c --arg n "$1" '.features[$n]')"
+	[ "$(jq -r .supported <<<"$f")" = true ] || skip "this kernel lacks $1: $(jq -r .detail <<<"$f")"
+}
+
 # run_json ARGS...: "$AR" run ARGS with stdout (the result document) in $J
 # and in $output, stderr in $stderr, the exit code in $status. Never fails
 # by itself: assert the status.

@@ -90,6 +90,7 @@ assert_maps_lines_consistent() {
 }
 
 @test "pages_state: a read fault of anonymous memory maps the shared zero page, not an anon page" {
+	need_feature zero_page
 	run_json -e 'mmap ptr at=carveout+1p len=2p prot=rw' -e 'fault ptr access=read' -e dump
 	assert_success
 	# present (the zero page, shared by everyone): 's', and no anonymous page behind it

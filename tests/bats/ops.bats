@@ -335,6 +335,7 @@ need_feature() {
 }
 
 @test "fault read of an untouched anonymous page maps the shared zero page: 's', no RSS" {
+	need_feature zero_page
 	run_json -e 'mmap ptr at=carveout+1p len=3p' -e 'fault ptr access=read' -e dump \
 		-e 'expect faulted=true at=ptr' -e 'expect faulted=false at=ptr+1p len=2p' -e 'verify ptr pattern=zero'
 	assert_success

@@ -12,8 +12,10 @@
 #  3. the two, test by test (scripts/upstream-table.py, as check-upstream):
 #     same verdict, and for merge.c the same asserted VMA bounds;
 #  4. stress --fork --thp --reclaim with swap and the x-ray invariant: at
-#     least STRESS_OPS operations (20000), at least STRESS_RELOCATED (1000)
-#     of them successful relocating moves, no violation, no kernel report;
+#     least STRESS_OPS operations (25000: the issue asks for 20,000, which
+#     gave 990 relocating moves with the fixed seed), at least
+#     STRESS_RELOCATED (1000) of them successful relocating moves, no
+#     violation, no kernel report;
 #  5. bench with its relocate variants on the quick matrix: every variant
 #     measured (not "unsupported"); the relocate/plain ratios are printed,
 #     measured in that one run (TCG's clock is emulated: ratios only).
@@ -27,7 +29,7 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 AR=${ANONREMAP:-$top/anonremap}
 out=${CHECK_RELOCATE_OUT:-$PWD/check-relocate.out}
-ops=${STRESS_OPS:-20000}
+ops=${STRESS_OPS:-25000}
 want_relocated=${STRESS_RELOCATED:-1000}
 seed=${STRESS_SEED:-20261204}
 vmt=${VM_TIMEOUT:-1800}
