@@ -18,7 +18,10 @@
 #     violation, no kernel report;
 #  5. bench with its relocate variants on the quick matrix: every variant
 #     measured (not "unsupported"); the relocate/plain ratios are printed,
-#     measured in that one run (TCG's clock is emulated: ratios only).
+#     measured in that one run (TCG's clock is emulated: ratios only);
+#  6. the library as a kselftest collection (scripts/kselftest-install.sh)
+#     under the kernel's own run_kselftest.sh, perf aside: every scenario
+#     once, each ok.
 #
 # Any boot whose kernel log has a WARNING/BUG/lockdep/... report fails
 # (anonremap-vm's exit 5). Results and console logs are kept in
@@ -151,6 +154,23 @@ unsupported=$(jq '[.points[] | select(.supported | not)] | length' "$out/bench.j
 relocating=$(jq '[.points[] | select(.variant != "plain" and .supported)] | length' "$out/bench.json" 2>/dev/null || echo 0)
 check "bench measures every relocate variant ($relocating points, $unsupported unsupported)" \
 	sh -c "[ $vmrc -eq 0 ] && [ '$unsupported' = 0 ] && [ '$relocating' -gt 0 ]"
+
+# 6. The library as a kselftest collection (make kselftest-install), run by
+# the kernel's own run_kselftest.sh in the patched kernel, perf aside: every
+# scenario once, each ok, none skipped (the x-ray is loaded).
+ks="$out/kselftest"
+ANONREMAP="$AR" sh "$top/scripts/kselftest-install.sh" "$ks" 2>"$out/kselftest-install.err" || diag "$out/kselftest-install.err"
+perf=$(cd "$top/scenarios" && for f in *.json; do
+	jq -e '(.tags // []) | index("perf")' "$f" >/dev/null && printf ' -S anonremap:%s' "${f%.json}"
+done || true)
+want=$(($(ls "$top"/scenarios/*.json | wc -l) - $(echo "$perf" | wc -w) / 2))
+# shellcheck disable=SC2086
+vm kselftest --xray --kdir "$tree" --tree "$ks" --exec "$ks/run_kselftest.sh" -- -c anonremap $perf
+got=$(grep -c '^ok [0-9]* selftests: anonremap: [^ ]*$' "$out/kselftest.stdout" || true)
+grep -E '^not ok|^ok .* # SKIP' "$out/kselftest.stdout" | diag || true
+grep '^# Totals' "$out/kselftest.stdout" | tail -n 1 | diag || true
+check "run_kselftest.sh -c anonremap: every scenario once, each ok, none skipped ($got of $want)" \
+	sh -c "[ $vmrc -eq 0 ] && [ $got -eq $want ] && [ \$(grep -c '^\(not \)\{0,1\}ok [0-9]* selftests: anonremap: ' '$out/kselftest.stdout') -eq $want ]"
 
 echo "# check-relocate: $(($(date +%s) - t0)) s; results in $out"
 echo "$pass passed, $fail failed"
