@@ -89,16 +89,6 @@ assert_maps_lines_consistent() {
 	assert_jq 'vma("carveout+1p").rss_pages' '2'
 }
 
-@test "carveout: made as merge.c makes it, so an mprotect of filler to rw merges with a fresh rw mapping beside it" {
-	# Issue 18's smallest case: with MAP_NORESERVE on the reservation the
-	# filler lacked VM_ACCOUNT after the mprotect and stayed a VMA of its own.
-	run_json -e 'mmap a at=carveout+3p len=3p prot=rw' -e 'mprotect at=carveout len=3p prot=rw' -e dump
-	assert_success
-	assert_jq '[vmas[] | .rel] | map(select(startswith("carveout.."))) | @json' '["carveout..carveout+6p"]'
-	assert_jq 'vma("carveout").vm_flags | index("ac") != null' 'true'
-	assert_jq 'vma("carveout").vm_flags | index("nr")' 'null'
-}
-
 @test "pages_state: a read fault of anonymous memory maps the shared zero page, not an anon page" {
 	need_feature zero_page
 	run_json -e 'mmap ptr at=carveout+1p len=2p prot=rw' -e 'fault ptr access=read' -e dump
