@@ -208,13 +208,9 @@ void child_main(const struct child_cfg *cfg)
 	signal(SIGINT, SIG_IGN); /* Ctrl-C is anonremap's to handle */
 	signal(SIGPIPE, SIG_DFL);
 
-	/* Guard, carveout, guard: one PROT_NONE reservation, aligned inside,
-	 * made exactly as merge.c makes its carveout. No MAP_NORESERVE or any
-	 * other flag the selftests do not pass: it would change the filler's
-	 * vm_flags (VM_ACCOUNT after an mprotect to read-write), and with them
-	 * which VMAs merge. */
+	/* Guard, carveout, guard: one PROT_NONE reservation, aligned inside. */
 	uint64_t total = cfg->guard * 2 + cfg->size + cfg->align;
-	char *p = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED) {
 		rep.err = errno;
 		send_reply(&rep);
