@@ -8,7 +8,10 @@ TOP="$BATS_TEST_DIRNAME/../.."
 
 setup_file() {
 	export KS="$BATS_FILE_TMPDIR/ks"
-	ANONREMAP="$AR" sh "$TOP/scripts/kselftest-install.sh" --tarball "$BATS_FILE_TMPDIR/kselftest.tar.gz" "$KS" \
+	# the release build: a program the runner starts cannot have ASan's
+	# runtime first in its library list, so the sanitized one aborts there
+	export KAR="${TOP_BUILDDIR:-$TOP}/anonremap"
+	ANONREMAP="$KAR" sh "$TOP/scripts/kselftest-install.sh" --tarball "$BATS_FILE_TMPDIR/kselftest.tar.gz" "$KS" \
 		2>"$BATS_FILE_TMPDIR/install.err"
 	# the slow ones (2 GiB and 1 GiB moves) are left to the VM and the fleets
 	export SLOW
@@ -20,7 +23,7 @@ setup_file() {
 	# a pipe, as under LAVA: the runner appends its tests' output to /dev/stdout
 	# shellcheck disable=SC2086
 	(cd "$KS" && ./run_kselftest.sh -c anonremap $skips | cat) >"$BATS_FILE_TMPDIR/ks.tap" 2>&1 || true
-	"$AR" run -k -x slow -o "$BATS_FILE_TMPDIR/direct.json" "$TOP"/scenarios/*.json >/dev/null 2>&1 || true
+	"$KAR" run -k -x slow -o "$BATS_FILE_TMPDIR/direct.json" "$TOP"/scenarios/*.json >/dev/null 2>&1 || true
 }
 
 @test "kselftest-install: the kernel's runner and one executable test a scenario in kselftest-list.txt" {
@@ -72,7 +75,7 @@ direct_verdicts() {
 }
 
 @test "kselftest: a skipped scenario says # SKIP, and its KTAP underneath gives anonremap's reason" {
-	[ "$("$AR" probe | jq -r .features.mremap_relocate_anon.supported)" = false ] ||
+	[ "$("$KAR" probe | jq -r .features.mremap_relocate_anon.supported)" = false ] ||
 		skip "this kernel supports MREMAP_RELOCATE_ANON: its scenarios do not skip"
 	tap="$BATS_FILE_TMPDIR/ks.tap"
 	grep -q '^ok [0-9]* selftests: anonremap: mremap_relocate_anon_faulted_after_faulted # SKIP$' "$tap"
