@@ -8,12 +8,6 @@ load helper
 
 # --- local helpers -----------------------------------------------------------
 
-# need_feature NAME: skip unless 'anonremap probe' says this kernel has it.
-need_feature() {
-	"$AR" probe | jq -e --arg f "$1" '.features[$f].supported' >/dev/null ||
-		skip "this kernel lacks $1: $("$AR" probe | jq -r --arg f "$1" '.features[$f].detail')"
-}
-
 # A THP test needs a PMD-sized THP at fault time (THP=madvise or always).
 need_thp() {
 	need_feature thp

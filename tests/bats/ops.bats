@@ -8,12 +8,6 @@ relocate_supported() {
 	"$AR" probe | jq -e '.features.mremap_relocate_anon.supported' >/dev/null
 }
 
-# need_feature NAME: skip unless 'anonremap probe' says this kernel has it.
-need_feature() {
-	"$AR" probe | jq -e --arg f "$1" '.features[$f].supported' >/dev/null ||
-		skip "this kernel lacks $1: $("$AR" probe | jq -r --arg f "$1" '.features[$f].detail')"
-}
-
 # --- mmap -------------------------------------------------------------------
 
 @test "mmap: at/len/prot map exactly that VMA, private anonymous and fixed by default" {
