@@ -10,6 +10,8 @@
 #                              most once a day (stale lists do offline)
 #   apt_archive_uri KIND       the machine's Debian archive: KIND 'main'
 #                              (the suite of this release) or 'security'
+#   apt_private_download DIR PKG   PKG's .deb into DIR (after apt_private)
+#   apt_cached_deb DIR SUITE PKG   PKG's .deb in DIR, fetched only if absent
 #
 # The caller defines die().
 
@@ -83,6 +85,19 @@ apt_private_download() {
 		# shellcheck disable=SC2086
 		(cd "$1" && apt-get -qq $APT download "$2") >&2 || die "apt-get download $2 failed"
 		_have=$(ls -t "$1/$2"_*.deb | head -n 1)
+	fi
+	echo "$_have"
+}
+
+# apt_cached_deb DIR SUITE PACKAGE: the path of PACKAGE's .deb in DIR on
+# stdout: the one already there, else fetched from SUITE (apt_private's
+# update runs only then). Callers run it in $(...): APT stays theirs.
+apt_cached_deb() {
+	_have=$(ls -t "$1/$3"_*.deb 2>/dev/null | head -n 1)
+	if [ -z "$_have" ]; then
+		mkdir -p "$1"
+		apt_private "$1" "$2"
+		_have=$(apt_private_download "$1" "$3")
 	fi
 	echo "$_have"
 }

@@ -25,11 +25,7 @@ die() {
 }
 # shellcheck source=scripts/apt-private.sh
 . "$top/scripts/apt-private.sh"
-if ! ls "$CACHE"/${PKG}_*.deb >/dev/null 2>&1; then
-	apt_private "$CACHE" "$SUITE"
-	apt_private_download "$CACHE" "$PKG" >/dev/null
-fi
-deb=$(ls "$CACHE"/${PKG}_*.deb | tail -n 1)
+deb=$(apt_cached_deb "$CACHE" "$SUITE" "$PKG")
 src="$CACHE/src"
 if [ ! -f "$src/.done" ]; then
 	rm -rf "$src" && mkdir -p "$src"

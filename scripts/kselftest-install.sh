@@ -57,12 +57,7 @@ dest=$1
 
 # shellcheck source=scripts/apt-private.sh
 . "$top/scripts/apt-private.sh"
-mkdir -p "$cache/apt"
-deb=$(ls -t "$cache/apt/${PKG}_"*.deb 2>/dev/null | head -n 1 || true)
-if [ -z "$deb" ]; then
-	apt_private "$cache/apt" "$SUITE"
-	deb=$(apt_private_download "$cache/apt" "$PKG")
-fi
+deb=$(apt_cached_deb "$cache/apt" "$SUITE" "$PKG")
 runner="$cache/kselftest-runner-$(basename "$deb" .deb)"
 if [ ! -f "$runner/.done" ]; then
 	rm -rf "$runner" "$runner.tmp" && mkdir -p "$runner.tmp"

@@ -59,11 +59,7 @@ patches=$(grep -v '^[[:space:]]*\(#\|$\)' "$kdir/series")
 for p in $patches; do [ -f "$kdir/$p" ] || die "kernel/series names $p, which is not in kernel/"; done
 
 mkdir -p "$cache"
-deb=$(ls -t "$cache/apt/${PKG}_"*.deb 2>/dev/null | head -n 1 || true)
-if [ -z "$deb" ]; then
-	apt_private "$cache/apt" "$SUITE"
-	deb=$(apt_private_download "$cache/apt" "$PKG")
-fi
+deb=$(apt_cached_deb "$cache/apt" "$SUITE" "$PKG")
 version=$(dpkg-deb -f "$deb" Version)
 confkey=$(printf '%s\n%s\n' "$version" "$recipe" | cat - "$kdir/config" | sha256sum | cut -c1-16)
 key=$( (printf '%s\n%s\n' "$version" "$recipe"; cat "$kdir/config" "$kdir/series"
