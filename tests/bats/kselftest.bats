@@ -15,9 +15,8 @@ setup_file() {
 		2>"$BATS_FILE_TMPDIR/install.err"
 	# the slow ones (2 GiB and 1 GiB moves) are left to the VM and the fleets
 	export SLOW
-	SLOW=$(cd "$TOP/scenarios" && for f in *.json; do
-		jq -e '(.tags // []) | index("slow")' "$f" >/dev/null && echo "${f%.json}"
-	done || true)
+	SLOW=$(ANONREMAP_SCENARIO_DIR="$TOP/scenarios" "$KAR" list -f json |
+		jq -r '[.[] | select(.tags | index("slow")) | .file] | unique[] | sub(".*/"; "") | sub("\\.json$"; "")')
 	skips=""
 	for n in $SLOW; do skips="$skips -S anonremap:$n"; done
 	# a pipe, as under LAVA: the runner appends its tests' output to /dev/stdout

@@ -160,9 +160,8 @@ check "bench measures every relocate variant ($relocating points, $unsupported u
 # scenario once, each ok, none skipped (the x-ray is loaded).
 ks="$out/kselftest"
 ANONREMAP="$AR" sh "$top/scripts/kselftest-install.sh" "$ks" 2>"$out/kselftest-install.err" || diag "$out/kselftest-install.err"
-perf=$(cd "$top/scenarios" && for f in *.json; do
-	jq -e '(.tags // []) | index("perf")' "$f" >/dev/null && printf ' -S anonremap:%s' "${f%.json}"
-done || true)
+perf=$(ANONREMAP_SCENARIO_DIR="$top/scenarios" "$AR" list -f json |
+	jq -r '[.[] | select(.tags | index("perf")) | .file] | unique[] | sub(".*/"; "") | " -S anonremap:" + sub("\\.json$"; "")' | tr -d '\n')
 want=$(($(ls "$top"/scenarios/*.json | wc -l) - $(echo "$perf" | wc -w) / 2))
 # shellcheck disable=SC2086
 vm kselftest --xray --kdir "$tree" --tree "$ks" --exec "$ks/run_kselftest.sh" -- -c anonremap $perf
