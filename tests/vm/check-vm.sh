@@ -16,8 +16,8 @@
 #   tests/vm/check-vm.sh            compare with the expected file
 #   tests/vm/check-vm.sh --update   run, and rewrite the expected statuses
 #
-# Then three short boots for stress in the guest (VM_STRESS=0 skips them): see
-# the end of this file.
+# Then four short boots, stress in the guest and --exec (VM_STRESS=0 skips
+# them): see the end of this file.
 #
 # Environment: ANONREMAP (the binary), VM_DEBIAN (default 6.1),
 # VM_EXPECTED (default tests/vm/expected-$VM_DEBIAN.txt), VM_TIMEOUT (600 s).
@@ -134,7 +134,7 @@ if [ "${VM_XRAY:-1}" != 0 ] && [ "$update" = 0 ] && [ "$DEBIAN" = 6.1 ]; then
 		notok "tests/vm/xray.sh: exit $xrc${x:+, $x} (log: $tmp/xray.kept.log)"
 	fi
 fi
-# Issue 12's VM pieces, three short boots (VM_STRESS=0 skips them).
+# Issue 12's VM pieces and --exec, four short boots (VM_STRESS=0 skips them).
 if [ "${VM_STRESS:-1}" != 0 ] && [ "$update" = 0 ]; then
 	# 1. The x-ray invariant exercised with the test switch --xray-all-moves
 	# (a moved faulted VMA breaks it on a kernel without the series), so the
@@ -246,6 +246,22 @@ if [ "${VM_STRESS:-1}" != 0 ] && [ "$update" = 0 ]; then
 		ok "kernel-log scan: a report not allowed ($want${also:+, logged by $also}) is printed and makes the exit status 5"
 	else
 		notok "kernel-log scan: exit $src; $(grep 'kernel report\|exit 5' "$tmp/swap.err" | head -n 2 | tr '\n' ' ')"
+	fi
+
+	# 4. --exec: PROGRAM's ARGS are its own, passed as given, even a word
+	# that names a file where anonremap-vm runs (run_kselftest.sh -c
+	# anonremap, from a build tree that holds ./anonremap).
+	mkdir -p "$tmp/execdir"
+	: >"$tmp/execdir/anonremap"
+	src=0
+	(cd "$tmp/execdir" && "$top/scripts/anonremap-vm" --debian "$DEBIAN" --anonremap "$AR" \
+		--timeout "${VM_TIMEOUT:-600}" --exec /bin/sh -- -c 'echo "$1" | tr / _' sh anonremap) \
+		>"$tmp/exec.out" 2>"$tmp/exec.err" || src=$?
+	# (tr: a guest path in the output would be mapped back to the host's)
+	if [ "$src" = 0 ] && [ "$(cat "$tmp/exec.out")" = anonremap ]; then
+		ok "--exec: PROGRAM's ARGS reach it as given ('anonremap', with ./anonremap a file)"
+	else
+		notok "--exec: exit $src, PROGRAM printed '$(head -c 200 "$tmp/exec.out")'"
 	fi
 fi
 echo "$pass passed, $fail failed"
