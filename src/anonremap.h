@@ -60,6 +60,7 @@ struct xlat_table {
 	const struct xlat *items;
 	size_t n;
 	bool mask;           /* a bit mask (lists allowed) or a single value */
+	uint64_t max;        /* the kernel argument's largest value; 0: 64 bits */
 };
 extern const struct xlat_table xlat_mmap_prot, xlat_mmap_flags, xlat_mremap_flags,
 	xlat_madvise, xlat_prctl, xlat_uffd_mode;
@@ -209,6 +210,7 @@ struct scenario {
 };
 struct load_opts {
 	bool allow_outside;
+	bool allow_dangerous; /* trust.c's refusals off */
 	const int *lines;  /* text form: the line of each step, for errors */
 	uint64_t guard;    /* 0: per scenario or default */
 };
@@ -224,6 +226,7 @@ void scenario_free(struct scenario *sc);
 bool scenario_has_tag(const struct scenario *sc, const char *tag);
 int json_parse_located(const char *file, const char *buf, size_t len, cJSON **out, struct err *err);
 int json_locate_error(const char *s, size_t len, size_t *off, const char **why, size_t *open);
+int json_find_duplicate(const char *s, size_t len, size_t *off, size_t *first);
 char *scenario_find(const char *name_or_path);
 const char *scenario_dir(void);
 
@@ -482,11 +485,22 @@ void out_text_step(FILE *fp, cJSON *step, cJSON *expects);
 void out_text_dump(FILE *fp, cJSON *dump);
 int out_ktap(cJSON *doc, FILE *fp);
 int out_to_file(cJSON *doc, enum out_format f, const char *path, struct err *err);
+int out_target(const char *path, bool *in_place, char **real, struct err *err);
+FILE *out_open_stream(const char *path, struct err *err);
 
 /* util.c */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 char *xstrdup(const char *s);
+FILE *xopen_memstream(char **buf, size_t *len);
+
+/* escape.c: someone else's strings, safe to print as text or KTAP */
+const char *esc_text(const char *s);
+const char *esc_ktap_name(const char *s);
+void esc_release(void);
+
+/* trust.c: calls refused unless --allow-dangerous */
+int trust_check(const struct step *st, bool allow_dangerous, struct err *err);
 char *read_fd_all(int fd, size_t max, size_t *len, struct err *err);
 int read_full(int fd, void *buf, size_t len);
 int write_full(int fd, const void *buf, size_t len);
@@ -503,6 +517,7 @@ struct argp_state;
 extern const struct argp proc_argp;
 int format_option(struct argp_state *state, const char *arg, enum out_format *f, bool ktap_ok);
 int timing_option(struct argp_state *state, const char *arg, struct compare_opts *co);
+const char *output_file_arg(struct argp_state *state, const char *opt, const char *arg);
 int result_file_arg(struct argp_state *state, int key, const char *arg, const char **file);
 
 /* commands: cmd-*.c */

@@ -138,7 +138,7 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--format: '%s' is not text or json", arg);
 		return 0;
 	case 'o':
-		a->output = arg;
+		a->output = output_file_arg(state, "--output", arg);
 		return 0;
 	case 'G':
 		a->plot = arg;

@@ -13,6 +13,7 @@ struct check_args {
 
 static const struct argp_option check_options[] = {
 	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 0 },
+	{ "allow-dangerous", 'D', NULL, 0, "allow calls that reach beyond the scenario's processes (see anonremap(1), TRUST)", 0 },
 	{ "print-json", 'j', NULL, 0, "print each scenario as JSON (converts the text form)", 0 },
 	{ 0 }
 };
@@ -24,6 +25,9 @@ static error_t check_parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'O':
 		a->lo.allow_outside = true;
+		return 0;
+	case 'D':
+		a->lo.allow_dangerous = true;
 		return 0;
 	case 'j':
 		a->print_json = true;
@@ -66,7 +70,9 @@ int cmd_check(int argc, char **argv)
 			if (a.print_json)
 				out_json(scs[k]->json, stdout);
 			else
-				printf("%s: ok: %s (%d steps)\n", scs[k]->file, scs[k]->name, scs[k]->nsteps);
+				printf("%s: ok: %s (%d steps)\n", esc_text(scs[k]->file), esc_text(scs[k]->name),
+				       scs[k]->nsteps);
+			esc_release();
 			scenario_free(scs[k]);
 		}
 		free(scs);

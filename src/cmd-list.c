@@ -101,8 +101,10 @@ int cmd_list(int argc, char **argv)
 			cJSON_ArrayForEach(it, cJSON_GetObjectItem(o, "requires"))
 				snprintf(req + strlen(req), sizeof(req) - strlen(req), "%s%s", *req ? "," : "",
 					 it->valuestring);
-			printf("%-60s %-20s %s\n", cJSON_GetObjectItem(o, "name")->valuestring, *req ? req : "-",
-			       cJSON_GetObjectItem(o, "source")->valuestring);
+			/* names and sources are the files' own: escaped */
+			printf("%-60s %-20s %s\n", esc_text(cJSON_GetObjectItem(o, "name")->valuestring), *req ? req : "-",
+			       esc_text(cJSON_GetObjectItem(o, "source")->valuestring));
+			esc_release();
 		}
 		rc = fflush(stdout) ? -1 : 0;
 	}

@@ -57,7 +57,7 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	case 'f':
 		return format_option(state, arg, &a->format, true);
 	case 'o':
-		a->output = arg;
+		a->output = output_file_arg(state, "--output", arg);
 		return 0;
 	case 'k':
 		a->po.ro.keep_going = true;
@@ -66,7 +66,7 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 		a->po.ro.all_vmas = true;
 		return 0;
 	case 'R':
-		a->report = arg;
+		a->report = output_file_arg(state, "--report", arg);
 		return 0;
 	case 'n':
 		a->repeat = atoi(arg);

@@ -132,10 +132,19 @@ int cmd_shell(int argc, char **argv)
 			fputs("anonremap> ", stderr);
 			fflush(stderr);
 		}
-		if (getline(&line, &cap, stdin) < 0)
+		ssize_t n = getline(&line, &cap, stdin);
+		if (n < 0)
 			break;
 		lno++;
-		line[strcspn(line, "\n")] = 0;
+		if (n && line[n - 1] == '\n')
+			line[--n] = 0;
+		/* a NUL would end the line early as C reads it: the rest unread */
+		const char *nul = memchr(line, 0, (size_t)n);
+		if (nul) {
+			err_set(&err, "<stdin>:%d:%d: NUL byte in the line; the line is ignored", lno, (int)(nul - line) + 1);
+			say(&a, "error", err.msg);
+			continue;
+		}
 		char *p = line;
 		while (*p == ' ' || *p == '\t')
 			p++;

@@ -165,7 +165,7 @@ static error_t stress_parse(int key, char *arg, struct argp_state *state)
 		a->out_dir = arg;
 		return 0;
 	case OPT_TRACE:
-		a->trace = arg;
+		a->trace = output_file_arg(state, "--trace", arg);
 		return 0;
 	case OPT_BREAK:
 		a->cfg.break_model = true;
@@ -181,7 +181,7 @@ static error_t stress_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--format: '%s' is not json or text", arg);
 		return 0;
 	case 'o':
-		a->output = arg;
+		a->output = output_file_arg(state, "--output", arg);
 		return 0;
 	case 't':
 		errno = 0;
@@ -538,9 +538,10 @@ int cmd_stress(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (a.trace) {
-		cfg->trace = fopen(a.trace, "we");
+		struct err terr;
+		cfg->trace = out_open_stream(a.trace, &terr);
 		if (!cfg->trace) {
-			fprintf(stderr, "anonremap: stress: %s: %s\n", a.trace, strerror(errno));
+			fprintf(stderr, "anonremap: stress: %s\n", terr.msg);
 			return EXIT_ERROR;
 		}
 	}

@@ -12,6 +12,7 @@ static const struct argp_option proc_options[] = {
 	{ NULL, 0, NULL, 0, "Scenario process options:", 1 },
 	{ "timeout", 't', "SECONDS", 0, "per scenario (shell: per step); default 30", 1 },
 	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 1 },
+	{ "allow-dangerous", 'D', NULL, 0, "allow calls that reach beyond the scenario's processes (MADV_HWPOISON, PR_SET_PDEATHSIG, ...; see anonremap(1), TRUST)", 1 },
 	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 1 },
 	{ "max-rss", 'm', "SIZE", 0, "kill a scenario process whose RSS exceeds SIZE (default: half of RAM; 0: no limit)", 1 },
 	{ "xray", 'X', NULL, 0, "dumps carry the x-ray module's view (vm_pgoff, anon_vma, folios); see kmod/", 1 },
@@ -38,6 +39,9 @@ static error_t proc_parse(int key, char *arg, struct argp_state *state)
 	case 'O':
 		p->lo.allow_outside = p->ro.allow_outside = true;
 		return 0;
+	case 'D':
+		p->lo.allow_dangerous = true;
+		return 0;
 	case 'X':
 		p->ro.xray = true;
 		return 0;
@@ -63,6 +67,20 @@ int format_option(struct argp_state *state, const char *arg, enum out_format *f,
 	if (parse_format(arg, f) || (!ktap_ok && *f == OUT_KTAP))
 		argp_error(state, "--format: '%s' is not %s", arg, ktap_ok ? "json, text or ktap" : "json or text");
 	return 0;
+}
+
+/* An output file option (-o, -R, --trace): refused before anything runs if
+ * out_target would refuse it after (a directory, a block device, ...). */
+const char *output_file_arg(struct argp_state *state, const char *opt, const char *arg)
+{
+	bool in_place;
+	char *real;
+	struct err err;
+
+	if (out_target(arg, &in_place, &real, &err))
+		argp_error(state, "%s: %s", opt, err.msg);
+	free(real);
+	return arg;
 }
 
 /* The one RESULT.json argument of replay and show. */

@@ -9,10 +9,10 @@ static const char *str(cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* A diagnostic or a SKIP reason: one line, escaped (escape.c). */
 static void oneline(FILE *fp, const char *s)
 {
-	for (; *s; s++)
-		fputc(*s == '\n' ? ' ' : *s, fp);
+	fputs(esc_text(s), fp);
 	fputc('\n', fp);
 }
 
@@ -30,7 +30,7 @@ int out_ktap(cJSON *doc, FILE *fp)
 
 	fprintf(fp, "TAP version 13\n1..%d\n", cJSON_GetArraySize(scs));
 	cJSON_ArrayForEach(sc, scs) {
-		const char *st = str(sc, "status"), *name = str(sc, "name");
+		const char *st = str(sc, "status"), *name = esc_ktap_name(str(sc, "name"));
 		n++;
 		if (!strcmp(st, "pass")) {
 			pass++;
@@ -54,6 +54,7 @@ int out_ktap(cJSON *doc, FILE *fp)
 				error++;
 			fprintf(fp, "not ok %d %s\n", n, name);
 		}
+		esc_release();
 	}
 	fprintf(fp, "# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:%d\n", pass, fail, skip, error);
 	return 0;

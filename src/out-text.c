@@ -12,10 +12,11 @@
 
 static bool colour;
 
+/* Every string of a result may be someone else's: printed escaped. */
 static const char *str(cJSON *o, const char *k)
 {
 	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
+	return cJSON_IsString(v) ? esc_text(v->valuestring) : "";
 }
 
 static double num(cJSON *o, const char *k)
@@ -50,21 +51,21 @@ static void print_args(FILE *fp, cJSON *args)
 		char relkey[96];
 		snprintf(relkey, sizeof(relkey), "%s_rel", a->string);
 		cJSON *rel = cJSON_GetObjectItemCaseSensitive(args, relkey);
-		fprintf(fp, "%s%s=", first ? "" : " ", a->string);
+		fprintf(fp, "%s%s=", first ? "" : " ", esc_text(a->string));
 		first = false;
-		if (rel) {
-			fputs(rel->valuestring, fp);
+		if (cJSON_IsString(rel)) {
+			fputs(esc_text(rel->valuestring), fp);
 		} else if (cJSON_IsArray(a)) {
 			cJSON *it;
 			bool f2 = true;
 			cJSON_ArrayForEach(it, a) {
-				fprintf(fp, "%s%s", f2 ? "" : "|", cJSON_IsString(it) ? it->valuestring : "?");
+				fprintf(fp, "%s%s", f2 ? "" : "|", cJSON_IsString(it) ? esc_text(it->valuestring) : "?");
 				f2 = false;
 			}
 			if (f2)
 				fputs("0", fp);
 		} else if (cJSON_IsString(a)) {
-			fputs(a->valuestring, fp);
+			fputs(esc_text(a->valuestring), fp);
 		} else if (cJSON_IsNumber(a)) {
 			double v = a->valuedouble;
 			uint64_t ps = kinfo.page_size;
@@ -123,17 +124,19 @@ void out_text_step(FILE *fp, cJSON *s, cJSON *expects)
 	if (*str(s, "error"))
 		fprintf(fp, "  %s** %s%s", paint("error"), str(s, "error"), paint("off"));
 	fputc('\n', fp);
+	esc_release();
 }
 
 static void region_text(cJSON *reg, char *buf, size_t len)
 {
 	buf[0] = 0;
 	if (cJSON_IsString(reg)) {
-		snprintf(buf, len, "%s", reg->valuestring);
+		snprintf(buf, len, "%s", esc_text(reg->valuestring));
 	} else if (cJSON_IsArray(reg)) {
 		cJSON *it;
 		cJSON_ArrayForEach(it, reg)
-			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? "+" : "", it->valuestring);
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? "+" : "",
+				 cJSON_IsString(it) ? esc_text(it->valuestring) : "?");
 	} else {
 		snprintf(buf, len, "-");
 	}
@@ -222,48 +225,43 @@ static void draw(FILE *fp, cJSON *vmas)
 	}
 	if (!n)
 		return;
-	/* rows: 0 perms, 1 zig-zag top, 2 border, 3 label, 4 border, 5 names */
-	char row[6][2048];
+	/* rows: 0 perms, 1 zig-zag top, 2 border, 3 label, 4 border, 5 names;
+	 * as wide as the boxes make them (a merge of k regions is k boxes wide) */
+	char *row[6];
+	size_t rowlen[6];
+	FILE *rf[6];
 	for (int r = 0; r < 6; r++)
-		row[r][0] = 0;
+		rf[r] = xopen_memstream(&row[r], &rowlen[r]);
 	for (int i = 0; i < n; i++) {
-		char cell[128];
 		const char *gap5[6] = { "     ", "  \\  ", "  /  ", "  \\  ", "  /  ", "  \\  " };
-		if (b[i].gap == 2) {
-			for (int r = 0; r < 6; r++)
-				strcat(row[r], r == 0 ? "     " : gap5[r]);
-		} else if (b[i].gap == 1) {
-			for (int r = 0; r < 6; r++)
-				strcat(row[r], "  ");
-		} else if (b[i].gap == 3) {
-			for (int r = 0; r < 6; r++)
-				strcat(row[r], "           ");
-		}
+		for (int r = 0; r < 6; r++)
+			fputs(b[i].gap == 2 ? gap5[r] : b[i].gap == 1 ? "  " : b[i].gap == 3 ? "           " : "", rf[r]);
 		size_t w = b[i].w;
+		char *cell = xmalloc(w + 1);
 		bool open = i == 0 || b[i].gap;
 		/* adjacent boxes share their wall */
 		centre(cell, w, b[i].perms);
-		snprintf(row[0] + strlen(row[0]), 2048 - strlen(row[0]), "%s%s ", open ? " " : "", cell);
-		snprintf(row[1] + strlen(row[1]), 2048 - strlen(row[1]), "%*s", (int)(w + 1 + open), "");
+		fprintf(rf[0], "%s%s ", open ? " " : "", cell);
+		fprintf(rf[1], "%*s", (int)(w + 1 + open), "");
 		memset(cell, '-', w);
 		cell[w] = 0;
-		snprintf(row[2] + strlen(row[2]), 2048 - strlen(row[2]), "%s%s|", open ? "|" : "", cell);
-		snprintf(row[4] + strlen(row[4]), 2048 - strlen(row[4]), "%s%s|", open ? "|" : "", cell);
+		fprintf(rf[2], "%s%s|", open ? "|" : "", cell);
+		fprintf(rf[4], "%s%s|", open ? "|" : "", cell);
 		centre(cell, w, b[i].label);
-		snprintf(row[3] + strlen(row[3]), 2048 - strlen(row[3]), "%s%s|", open ? "|" : "", cell);
+		fprintf(rf[3], "%s%s|", open ? "|" : "", cell);
 		centre(cell, w, b[i].names);
-		snprintf(row[5] + strlen(row[5]), 2048 - strlen(row[5]), "%s%s ", open ? " " : "", cell);
+		fprintf(rf[5], "%s%s ", open ? " " : "", cell);
+		free(cell);
 	}
 	for (int r = 0; r < 6; r++) {
-		if (r == 0 && !perms_differ)
-			continue;
+		fclose(rf[r]);
 		/* the zig-zag's top row only exists where there is a far gap */
 		char *e = row[r] + strlen(row[r]);
 		while (e > row[r] && e[-1] == ' ')
 			*--e = 0;
-		if (!*row[r])
-			continue;
-		fprintf(fp, "    %s\n", row[r]);
+		if (*row[r] && (r || perms_differ))
+			fprintf(fp, "    %s\n", row[r]);
+		free(row[r]);
 	}
 }
 
@@ -291,6 +289,7 @@ void out_text_dump(FILE *fp, cJSON *d)
 		fprintf(fp, "%.48s%s\n", ps, strlen(ps) > 48 ? "..." : "");
 	}
 	fputc('\n', fp);
+	esc_release();
 }
 
 static void out_text_scenario(FILE *fp, cJSON *sc)
@@ -330,5 +329,6 @@ int out_text(cJSON *doc, FILE *fp)
 	if (s)
 		fprintf(fp, "\nsummary: %.0f pass, %.0f fail, %.0f skip, %.0f error\n", num(s, "pass"), num(s, "fail"),
 			num(s, "skip"), num(s, "error"));
+	esc_release();
 	return 0;
 }

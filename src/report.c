@@ -102,13 +102,11 @@ char *report_summary(cJSON *doc)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
+	FILE *fp = xopen_memstream(&buf, &len);
 	cJSON *k = cJSON_GetObjectItem(doc, "kernel"), *sc;
 	cJSON *f = cJSON_GetObjectItem(k, "features");
 	cJSON *st = cJSON_GetObjectItem(doc, "settings");
 
-	if (!fp)
-		return xstrdup("");
 	fprintf(fp, "anonremap %s, Linux %s, %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(doc, "version")),
 		cJSON_GetStringValue(cJSON_GetObjectItem(k, "release")),
 		cJSON_GetStringValue(cJSON_GetObjectItem(doc, "date")));

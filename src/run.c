@@ -41,25 +41,31 @@ int run_resolve(struct run *r, const struct step *st, enum field_id id, uint64_t
 
 /* The same rule as the static check, on real addresses: a range whose base
  * (the carveout, or a region the scenario placed in it) lies in the reserved
- * area must stay there. Regions the kernel placed elsewhere are the scenario's
- * own mappings and may be used where they are. */
+ * area must stay there. A region the kernel placed elsewhere is the
+ * scenario's own mapping and may be used where it is, but only there: an
+ * offset from it (a-0x10000000000) could reach anonremap's own image. */
 int run_check_range(struct run *r, const struct step *st, enum field_id id, uint64_t addr, uint64_t len,
 		    struct err *err)
 {
-	uint64_t lo = r->base - r->guard, hi = r->base + r->size + r->guard, base = r->base;
+	uint64_t lo = r->base - r->guard, hi = r->base + r->size + r->guard;
+	const struct binding *b = NULL;
 	const struct expr *e = st->f[id].e;
 
 	if (r->opts->allow_outside)
 		return 0;
 	if (id == FLD_REGION) {
-		base = r->bind[names_find(&r->sc->names, st->f[FLD_REGION].s)].addr;
+		b = &r->bind[names_find(&r->sc->names, st->f[FLD_REGION].s)];
 	} else if (e) {
 		for (int i = 0; i < e->n; i++)
 			if (e->t[i].kind == TERM_REGION)
-				base = r->bind[e->t[i].region].addr;
+				b = &r->bind[e->t[i].region];
 	}
-	if (base < lo || base >= hi)
+	if (b && (b->addr < lo || b->addr >= hi)) {
+		if (addr < b->addr || addr > b->addr + b->len || len > b->addr + b->len - addr)
+			return err_set(err, "%s: the range leaves region '%s', which the kernel placed outside the reserved area (use --allow-outside)",
+				       field_defs[id].key, r->sc->names.name[b - r->bind]);
 		return 0;
+	}
 	if (addr < lo || addr > hi || len > hi - addr)
 		return err_set(err, "%s: the range leaves the reserved area (use --allow-outside)", field_defs[id].key);
 	return 0;

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <inttypes.h>
 
 static void line_col(const char *buf, size_t off, int *line, int *col)
 {
@@ -116,6 +117,24 @@ int json_parse_located(const char *file, const char *buf, size_t len, cJSON **ou
 		*out = NULL;
 		line_col(buf, off, &line, &col);
 		return err_set(err, "%s:%d:%d: invalid JSON: data after the end of the object", file, line, col);
+	}
+	size_t first;
+	if (json_find_duplicate(buf, len, &off, &first)) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		int fl, fc;
+		line_col(buf, off, &line, &col);
+		line_col(buf, first, &fl, &fc);
+		/* the key as written, to its closing quote (the scanner passed it) */
+		size_t kl = 1;
+		while (off + kl < len && buf[off + kl] != '"')
+			kl += buf[off + kl] == '\\' ? 2 : 1;
+		char key[72];
+		snprintf(key, sizeof(key), "%.*s%s", (int)(kl < 64 ? kl + 1 : 64), buf + off, kl < 64 ? "" : "...");
+		err_set(err, "%s:%d:%d: invalid JSON: duplicate key %s (the first is at %d:%d)", file, line, col,
+			esc_text(key), fl, fc);
+		esc_release();
+		return -1;
 	}
 	return 0;
 }
@@ -236,6 +255,16 @@ static int parse_mask(const struct xlat_table *t, const cJSON *v, uint64_t *out,
 	return err_set(err, "expected a list of %s names, a name or a number", t->kind);
 }
 
+/* A value as wide as the kernel's argument reads it: a wider one would run
+ * as another value (0x100000064 as an int advice is MADV_HWPOISON). */
+static int fits_kernel(const struct xlat_table *t, uint64_t v, struct err *err)
+{
+	if (t->max && v > t->max)
+		return err_set(err, "%#" PRIx64 " does not fit the kernel's %s argument (at most %#" PRIx64 ")",
+			       v, t->kind, t->max);
+	return 0;
+}
+
 static int parse_value(const struct xlat_table *t, const cJSON *v, uint64_t *out, struct err *err)
 {
 	int64_t i;
@@ -304,9 +333,9 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 	case FT_SIZE:
 		return parse_size_json(v, &fv->u, err);
 	case FT_MASK:
-		return parse_mask(of->xlat, v, &fv->u, err);
+		return parse_mask(of->xlat, v, &fv->u, err) || fits_kernel(of->xlat, fv->u, err) ? -1 : 0;
 	case FT_VALUE:
-		return parse_value(of->xlat, v, &fv->u, err);
+		return parse_value(of->xlat, v, &fv->u, err) || fits_kernel(of->xlat, fv->u, err) ? -1 : 0;
 	case FT_NEWNAME:
 	case FT_REGION:
 		if (!cJSON_IsString(v) || !name_valid(v->valuestring))
@@ -489,9 +518,8 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 		return err_set(err, "len: zero (the kernel refuses it: say errno EINVAL to test that)");
 	if (f[FLD_PATTERN].set && f[FLD_ACCESS].set && !strcmp(f[FLD_ACCESS].s, "read"))
 		return err_set(err, "pattern: writes the range, so it cannot go with access=read");
-	/* the trust model: these reach physical memory beyond the scenario's process */
-	if (!strcmp(op->name, "madvise") && (f[FLD_ADVICE].u == 100 || f[FLD_ADVICE].u == 101))
-		return err_set(err, "advice: MADV_HWPOISON and MADV_SOFT_OFFLINE change the machine, not the scenario process; refused");
+	if (trust_check(st, o->allow_dangerous, err))
+		return -1;
 	if (!strcmp(op->name, "fork") && ++s->forks > MAX_FORKS)
 		return err_set(err, "more than %d forks in one scenario", MAX_FORKS);
 

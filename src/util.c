@@ -32,6 +32,15 @@ void *xcalloc(size_t n, size_t m)
 	return p;
 }
 
+/* A memory stream that exists: its writes cannot fail but for memory. */
+FILE *xopen_memstream(char **buf, size_t *len)
+{
+	FILE *fp = open_memstream(buf, len);
+	if (!fp)
+		oom();
+	return fp;
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);

@@ -4,6 +4,7 @@
 #include "compat.h"
 #include <ctype.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <errno.h>
 #include <signal.h>
 #include <linux/userfaultfd.h>
@@ -11,14 +12,16 @@
 #include <strings.h>
 
 #define XLAT(x) { #x, x }
-#define TABLE(var, kindname, pfx, ismask, arr) \
-	const struct xlat_table var = { kindname, pfx, arr, sizeof(arr) / sizeof(arr[0]), ismask }
+/* max: the largest value the kernel's argument holds (an int or unsigned
+ * int argument would truncate a wider one into another value); 0: 64 bits */
+#define TABLE(var, kindname, pfx, ismask, arr, max) \
+	const struct xlat_table var = { kindname, pfx, arr, sizeof(arr) / sizeof(arr[0]), ismask, max }
 
 static const struct xlat prot_items[] = {
 	XLAT(PROT_NONE), XLAT(PROT_READ), XLAT(PROT_WRITE), XLAT(PROT_EXEC), XLAT(PROT_SEM),
 	XLAT(PROT_GROWSDOWN), XLAT(PROT_GROWSUP),
 };
-TABLE(xlat_mmap_prot, "prot", "PROT_", true, prot_items);
+TABLE(xlat_mmap_prot, "prot", "PROT_", true, prot_items, UINT32_MAX); /* int prot */
 
 static const struct xlat mmap_flag_items[] = {
 	/* the mapping type is a value, not bits: 3 is SHARED_VALIDATE, so it goes first */
@@ -31,7 +34,7 @@ static const struct xlat mmap_flag_items[] = {
 	XLAT(MAP_FIXED_NOREPLACE), XLAT(MAP_UNINITIALIZED),
 	{ "MAP_ANON", MAP_ANONYMOUS }, /* alias, after the canonical name */
 };
-TABLE(xlat_mmap_flags, "mmap flag", "MAP_", true, mmap_flag_items);
+TABLE(xlat_mmap_flags, "mmap flag", "MAP_", true, mmap_flag_items, UINT32_MAX); /* int flags */
 
 static const struct xlat mremap_flag_items[] = {
 	XLAT(MREMAP_MAYMOVE), XLAT(MREMAP_FIXED),
@@ -39,7 +42,7 @@ static const struct xlat mremap_flag_items[] = {
 	XLAT(MREMAP_RELOCATE_ANON),      /* 8: the RFC series in seeds/, not mainline */
 	XLAT(MREMAP_MUST_RELOCATE_ANON), /* 16: the RFC series in seeds/, not mainline */
 };
-TABLE(xlat_mremap_flags, "mremap flag", "MREMAP_", true, mremap_flag_items);
+TABLE(xlat_mremap_flags, "mremap flag", "MREMAP_", true, mremap_flag_items, 0); /* unsigned long */
 
 static const struct xlat madvise_items[] = {
 	XLAT(MADV_NORMAL), XLAT(MADV_RANDOM), XLAT(MADV_SEQUENTIAL),
@@ -55,7 +58,7 @@ static const struct xlat madvise_items[] = {
 	XLAT(MADV_GUARD_REMOVE),  /* Linux 6.13, see compat.h */
 	XLAT(MADV_HWPOISON), XLAT(MADV_SOFT_OFFLINE),
 };
-TABLE(xlat_madvise, "advice", "MADV_", false, madvise_items);
+TABLE(xlat_madvise, "advice", "MADV_", false, madvise_items, INT_MAX); /* int behavior */
 
 static const struct xlat prctl_items[] = {
 	{ "PR_SET_THP_DISABLE", PR_SET_THP_DISABLE },
@@ -66,13 +69,13 @@ static const struct xlat prctl_items[] = {
 	{ "PR_THP_DISABLE", PR_SET_THP_DISABLE },
 	{ "PR_MEMORY_MERGE", PR_SET_MEMORY_MERGE },
 };
-TABLE(xlat_prctl, "prctl option", "PR_", false, prctl_items);
+TABLE(xlat_prctl, "prctl option", "PR_", false, prctl_items, INT_MAX); /* int option */
 
 static const struct xlat uffd_mode_items[] = {
 	XLAT(UFFDIO_REGISTER_MODE_MISSING), XLAT(UFFDIO_REGISTER_MODE_WP),
 	XLAT(UFFDIO_REGISTER_MODE_MINOR),
 };
-TABLE(xlat_uffd_mode, "userfaultfd mode", "UFFDIO_REGISTER_MODE_", true, uffd_mode_items);
+TABLE(xlat_uffd_mode, "userfaultfd mode", "UFFDIO_REGISTER_MODE_", true, uffd_mode_items, 0); /* __u64 */
 
 /* Compare a user's spelling with a table name: any case, prefix optional. */
 static bool name_matches(const struct xlat_table *t, const char *want, const char *have)
