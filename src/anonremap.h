@@ -313,6 +313,7 @@ struct child_cfg {
 	uint64_t size, align, guard;
 	int cmd_fd, rep_fd;
 	int bell_fd;       /* a byte written when a chain of calls is done */
+	uint64_t max_file; /* RLIMIT_FSIZE of the scenario's files (0: none) */
 };
 void child_main(const struct child_cfg *cfg) __attribute__((noreturn));
 void child_touch(const struct call *c, struct reply *rep);
@@ -420,7 +421,7 @@ struct counters *counters_new(void);
 void counters_snapshot(struct counters *c, bool slab);
 cJSON *counters_delta_json(const struct counters *base);
 cJSON *process_totals_json(pid_t pid);
-long process_rss_kb(pid_t pid);
+long pgrp_rss_kb(pid_t pgid);
 long counters_oom_kills(const struct counters *base);
 unsigned long mem_total_kb(void);
 

@@ -188,6 +188,12 @@ void child_main(const struct child_cfg *cfg)
 	close_all_but(keep, sizeof(keep) / sizeof(keep[0]));
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	setrlimit(RLIMIT_CORE, &core);
+	if (cfg->max_file) {
+		/* a file step past the limit fails with EFBIG, recorded as its errno */
+		struct rlimit fsz = { cfg->max_file, cfg->max_file };
+		setrlimit(RLIMIT_FSIZE, &fsz);
+		signal(SIGXFSZ, SIG_IGN);
+	}
 	/* a runaway scenario is the first thing the OOM killer takes */
 	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {

@@ -49,7 +49,7 @@ struct counters {
  * old, so it is not used). */
 static struct vmstat_info *vm_info;
 static struct slabinfo_info *slab_info;
-static struct pids_info *totals_info, *rss_info;
+static struct pids_info *totals_info, *grp_info;
 static bool slab_tried;
 static int slab_errno;     /* why procps_slabinfo_new failed */
 
@@ -61,8 +61,8 @@ static void counters_release(void)
 		procps_slabinfo_unref(&slab_info);
 	if (totals_info)
 		procps_pids_unref(&totals_info);
-	if (rss_info)
-		procps_pids_unref(&rss_info);
+	if (grp_info)
+		procps_pids_unref(&grp_info);
 }
 
 static void release_at_exit(void)
@@ -199,22 +199,25 @@ cJSON *process_totals_json(pid_t pid)
 	return o;
 }
 
-/* Resident set of one process in kB (status: VmRSS), or -1. */
-long process_rss_kb(pid_t pid)
+/* The RSS of every process in a process group, summed (pages a fork shares
+ * count in each: an upper bound, as a watchdog wants). */
+long pgrp_rss_kb(pid_t pgid)
 {
-	static enum pids_item items[] = { PIDS_VM_RSS };
-	unsigned p = pid;
-
+	static enum pids_item items[] = { PIDS_ID_PGRP, PIDS_VM_RSS };
 	release_at_exit();
-	if (!rss_info && procps_pids_new(&rss_info, items, 1) < 0) {
-		rss_info = NULL;
+	if (!grp_info && procps_pids_new(&grp_info, items, 2) < 0) {
+		grp_info = NULL;
 		return -1;
 	}
-	struct pids_info *pi = rss_info;
-	struct pids_fetch *f = procps_pids_select(pi, &p, 1, PIDS_SELECT_PID);
-	if (!f || !f->counts || f->counts->total < 1)
+	struct pids_info *pi = grp_info;
+	struct pids_fetch *f = procps_pids_reap(pi, PIDS_FETCH_TASKS_ONLY);
+	if (!f)
 		return -1;
-	return (long)PIDS_VAL(0, ul_int, f->stacks[0], pi);
+	long kb = 0;
+	for (int i = 0; i < f->counts->total; i++)
+		if (PIDS_VAL(0, s_int, f->stacks[i], pi) == pgid)
+			kb += (long)PIDS_VAL(1, ul_int, f->stacks[i], pi);
+	return kb;
 }
 
 /* How many OOM kills happened since the snapshot (system-wide). */

@@ -14,7 +14,7 @@ static const struct argp_option proc_options[] = {
 	{ "allow-outside", 'O', NULL, 0, "allow steps whose range leaves the reserved area", 1 },
 	{ "allow-dangerous", 'D', NULL, 0, "allow calls that reach beyond the scenario's processes (MADV_HWPOISON, PR_SET_PDEATHSIG, ...; see anonremap(1), TRUST)", 1 },
 	{ "guard", 'g', "SIZE", 0, "guard size on each side of the carveout (default 64m)", 1 },
-	{ "max-rss", 'm', "SIZE", 0, "kill a scenario process whose RSS exceeds SIZE (default: half of RAM; 0: no limit)", 1 },
+	{ "max-rss", 'm', "SIZE", 0, "kill the scenario's processes when their RSS, summed, exceeds SIZE; files are capped at SIZE too (default: half of RAM; 0: no limit)", 1 },
 	{ "xray", 'X', NULL, 0, "dumps carry the x-ray module's view (vm_pgoff, anon_vma, folios); see kmod/", 1 },
 	{ 0 }
 };
@@ -52,6 +52,9 @@ static error_t proc_parse(int key, char *arg, struct argp_state *state)
 	case 'm':
 		if (size_parse(arg, &p->ro.max_rss_kb, &err))
 			argp_error(state, "--max-rss: %s", err.msg);
+		/* below 1 KiB would round to 0, which means no limit */
+		if (p->ro.max_rss_kb && p->ro.max_rss_kb < 1024)
+			argp_error(state, "--max-rss: '%s' is below 1k (0 means no limit)", arg);
 		p->ro.max_rss_kb /= 1024;
 		return 0;
 	default:

@@ -190,8 +190,9 @@ static enum wait_result wait_reply(struct run *r, double deadline, struct reply 
 		if (pr < 0 && errno == EINTR)
 			continue;
 		if (pr == 0 && r->opts->max_rss_kb) {
-			/* a slow step: make sure it is not a runaway fault loop */
-			long kb = process_rss_kb(r->pid);
+			/* a slow step: make sure it is not a runaway fault loop, in
+			 * any process of the scenario (its process group, forks too) */
+			long kb = pgrp_rss_kb(r->pgid);
 			if (kb > 0 && (uint64_t)kb > r->opts->max_rss_kb) {
 				kill(-r->pgid, SIGKILL);
 				r->rss_killed = kb;
@@ -229,7 +230,7 @@ static enum wait_result wait_reply(struct run *r, double deadline, struct reply 
 			}
 		}
 		if (r->rss_killed)
-			snprintf(cause, sizeof(cause), " by anonremap: its RSS reached %ld kB, over --max-rss of %" PRIu64 " kB",
+			snprintf(cause, sizeof(cause), " by anonremap: the RSS of its processes reached %ld kB, over --max-rss of %" PRIu64 " kB",
 				 r->rss_killed, r->opts->max_rss_kb);
 		else if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && counters_oom_kills(r->ctr) > 0)
 			snprintf(cause, sizeof(cause), " (the OOM killer: oom_kill rose by %ld)", counters_oom_kills(r->ctr));
@@ -476,7 +477,10 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 	cpu_share();
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct child_cfg cfg = { sc->size, sc->align, sc->guard, cmdp[0], repp[1], bellp[1] };
+		/* --max-rss bounds the scenario's files too: their pages are
+		 * memory (memfd) or disk (O_TMPFILE) the watchdog cannot see */
+		struct child_cfg cfg = { sc->size, sc->align, sc->guard, cmdp[0], repp[1], bellp[1],
+					 r->opts->max_rss_kb * 1024 };
 		setpgid(0, 0);
 		close(cmdp[1]);
 		close(repp[0]);

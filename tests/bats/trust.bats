@@ -210,3 +210,37 @@ EOF
 	# the mmap before the NUL did not run: the dump has the carveout alone
 	refute_output --partial "rw-p"
 }
+
+# --- resource limits cover every process and file ------------------------------
+
+@test "trust: --max-rss sums every process of the scenario (three processes of 40m each, none over 100m alone)" {
+	scen rss.json <<'EOS'
+{"anonremap": 1, "name": "rss", "carveout": {"size": "256m"}, "steps": [
+ {"op": "mmap", "name": "a", "at": "carveout", "len": "40m", "prot": "rw"},
+ {"op": "fault", "region": "a", "len": "40m"},
+ {"op": "fork"}, {"op": "fork"},
+ {"op": "mmap", "name": "b", "at": "carveout+64m", "len": "50m", "prot": "rw"},
+ {"op": "fault", "region": "b", "len": "50m", "pattern": 1},
+ {"op": "verify", "region": "b", "pattern": 1},
+ {"op": "verify", "region": "b", "pattern": 1}]}
+EOS
+	run_json -m 100m -t 20 -f json "$S"
+	assert_equal "$status" 3
+	assert_jq 'sc.status' error
+	[[ "$(jqr 'sc.reason')" =~ by\ anonremap:\ the\ RSS\ of\ its\ processes\ reached\ [0-9]+\ kB,\ over\ --max-rss\ of\ 102400\ kB$ ]] ||
+		fail "$(jqr 'sc.reason')"
+	# and nothing of it is left
+	run pgrep -f "anonremap run -m 100m"
+	assert_failure
+}
+
+@test "trust: --max-rss bounds the scenario's files (EFBIG), and below 1k is a usage error, not 'no limit'" {
+	steps_scen f.json '{"op": "mmap", "name": "a", "at": "carveout", "len": "4m", "prot": "rw", "file": "tmpfile", "flags": "shared|fixed"}'
+	run_json -m 2m -f json "$S"
+	assert_jq 'st(0).errno' EFBIG
+	run_json -m 8m -f json "$S"
+	assert_jq 'st(0).errno' null
+	run_ar run -m 1000 -e 'mmap a carveout 1p rw'
+	assert_equal "$status" 2
+	[[ "$stderr" == *"--max-rss: '1000' is below 1k (0 means no limit)"* ]]
+}
