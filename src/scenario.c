@@ -286,6 +286,13 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 	int n;
 
 	fv->set = true;
+	/* fork's name is a process's, not a region's */
+	if (fd->type == FT_PROC || (id == FLD_NAME && !strcmp(op->name, "fork"))) {
+		if (!cJSON_IsString(v) || !name_valid(v->valuestring))
+			return err_set(err, "expected a process name (letters, digits, '_')");
+		fv->s = xstrdup(v->valuestring);
+		return 0;
+	}
 	switch (fd->type) {
 	case FT_ADDR:
 		if (!cJSON_IsString(v))
@@ -375,6 +382,8 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 					 fd->choices[k]);
 			return err_set(err, "expected one of: %s", all);
 		}
+	case FT_PROC:
+		break; /* above */
 	case FT_PATTERN:
 		if (cJSON_IsNumber(v)) {
 			if (json_int(v, 0, MAX_EXACT, &i))
@@ -396,7 +405,7 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 /* Where each region sits, relative to the carveout, as far as can be told
  * before running: kernel-chosen places are unknown and not range-checked. */
 struct sim {
-	int forks;
+	struct procs procs;
 	bool bound[MAX_REGIONS];
 	bool known[MAX_REGIONS];
 	__int128 rel[MAX_REGIONS];
@@ -492,8 +501,22 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 	/* the trust model: these reach physical memory beyond the scenario's process */
 	if (!strcmp(op->name, "madvise") && (f[FLD_ADVICE].u == 100 || f[FLD_ADVICE].u == 101))
 		return err_set(err, "advice: MADV_HWPOISON and MADV_SOFT_OFFLINE change the machine, not the scenario process; refused");
-	if (!strcmp(op->name, "fork") && ++s->forks > MAX_FORKS)
-		return err_set(err, "more than %d forks in one scenario", MAX_FORKS);
+	/* the process the step goes to, as a run will pick it */
+	int in = procs_resolve(&s->procs, f[FLD_IN].set ? f[FLD_IN].s : NULL, err);
+	if (in < 0)
+		return -1;
+	if (!strcmp(op->name, "fork")) {
+		char nm[MAX_NAME];
+		if (procs_fork_name(&s->procs, f[FLD_NAME].set ? f[FLD_NAME].s : NULL, nm, err))
+			return -1;
+		procs_add(&s->procs, in, nm);
+		sc->forks++;
+	}
+	if (!strcmp(op->name, "exit")) {
+		if (procs_may_exit(&s->procs, in, err))
+			return -1;
+		s->procs.alive[in] = false;
+	}
 
 	/* placement */
 	uint64_t len = f[FLD_LEN].set ? f[FLD_LEN].u : kinfo.page_size;
@@ -739,6 +762,7 @@ int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
 	sc->steps = xcalloc(n, sizeof(struct step));
 	sc->cap = n;
 	sim = xcalloc(1, sizeof(*sim));
+	procs_init(&sim->procs);
 	const cJSON *js;
 	cJSON_ArrayForEach(js, steps) {
 		struct step *st = &sc->steps[sc->nsteps];
