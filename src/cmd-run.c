@@ -174,7 +174,7 @@ char *ops_help(int key, const char *text, void *input)
 		/* lines under argp's right margin, so it does not rewrap them */
 		int col = 20;
 		for (int f = 0; f < FLD__COUNT && len < cap - 64; f++) {
-			if (!op_has_field(op, f) || f == FLD_COMMENT || f == FLD_IN)
+			if (!op_has_field(op, f) || f == FLD_COMMENT)
 				continue;
 			int w = strlen(field_defs[f].key) + 1;
 			if (col + w > 76) {

@@ -61,7 +61,7 @@ static const struct op_field fork_fields[] = {
 
 const struct op_entry op_fork = {
 	.name = "fork",
-	.summary = "fork; a new process (name: child, child2, ...) that later steps go to",
+	.summary = "fork; a new process (name, default child, child2, ...)",
 	.fields = fork_fields,
 	.syscall = true,
 	.prepare = fork_prepare,

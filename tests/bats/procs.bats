@@ -156,3 +156,27 @@ load helper
 	run_ar diff "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/a.json"
 	assert_success
 }
+
+@test "no process survives Ctrl-C (SIGINT) while a forked process is paused" {
+	local err="$BATS_TEST_TMPDIR/stderr" i
+	J="$BATS_TEST_TMPDIR/result.json"
+	"$AR" run -e 'mmap ptr at=carveout+1p len=1p' -e 'fork name=c1' -e 'fork name=c2 in=main' \
+		-e 'pause in=c1' -e dump </dev/null >"$J" 2>"$err" &
+	local bg=$!
+	for ((i = 0; i < 400; i++)); do
+		grep -q '^anonremap: step 3: paused: pid ' "$err" && break
+		sleep 0.05
+	done
+	grep -q '^anonremap: step 3: paused: pid ' "$err" || { kill -KILL "$bg"; fail "never paused: $(cat "$err")"; }
+	local paused
+	paused="$(sed -n 's/^anonremap: step 3: paused: pid \([0-9]*\),.*/\1/p' "$err")"
+	kill -INT "$bg"
+	local rc=0
+	wait "$bg" || rc=$?
+	assert_equal "$rc" 3
+	assert_jq 'sc.reason' 'step 3 (pause): interrupted by the user'
+	assert_jq 'st(3).in' 'c1'
+	# main, c1 (the pid paused) and c2 (which no step after its fork used)
+	assert_jq 'st(1).pid' "$paused"
+	assert_no_scenario_process
+}
