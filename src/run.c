@@ -227,8 +227,9 @@ static enum wait_result wait_reply(struct run *r, double deadline, struct reply 
 			who = rep->pid;
 			describe_status(st, d, sizeof(d));
 		} else {
-			pid_t w = waitpid(r->first_pid, &st, 0);
-			if (w == r->first_pid) {
+			/* -1 once main has exited: waitpid(-1) would take any child */
+			pid_t w = r->first_pid > 0 ? waitpid(r->first_pid, &st, 0) : -1;
+			if (w > 0 && w == r->first_pid) {
 				describe_status(st, d, sizeof(d));
 				r->first_pid = -1;
 			} else {

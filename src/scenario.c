@@ -509,7 +509,8 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 		char nm[MAX_NAME];
 		if (procs_fork_name(&s->procs, f[FLD_NAME].set ? f[FLD_NAME].s : NULL, nm, err))
 			return -1;
-		procs_add(&s->procs, in, nm);
+		if (!f[FLD_ERRNO].set) /* a fork that must fail makes no process */
+			procs_add(&s->procs, in, nm);
 		sc->forks++;
 	}
 	if (!strcmp(op->name, "exit")) {

@@ -62,6 +62,13 @@ load helper
 	assert_no_scenario_process
 }
 
+@test "exit of main after its child: main is reaped by anonremap, the run passes" {
+	run_json -e 'mmap ptr at=carveout+1p len=1p' -e fork -e 'exit' -e 'fault ptr' -e 'exit'
+	assert_success
+	assert_jq '[sc.steps[] | .in + ":" + (.ended // "")] | join(",")' 'main:,main:,child:exited with status 0,main:,main:exited with status 0'
+	assert_no_scenario_process
+}
+
 @test "exit of main, the last process: steps after it are refused before anything runs" {
 	run_json -e 'mmap ptr at=carveout+1p len=1p' -e 'exit' -e dump
 	assert_failure 2
