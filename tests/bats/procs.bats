@@ -187,3 +187,20 @@ load helper
 	assert_jq 'st(1).pid' "$paused"
 	assert_no_scenario_process
 }
+
+@test "valgrind: a run with an exiting child is clean in anonremap and in every scenario process" {
+	command -v valgrind >/dev/null || skip "no valgrind"
+	sanitized && skip "the sanitized build runs under its own checker"
+	local log="$BATS_TEST_TMPDIR/vg.log"
+	J="$BATS_TEST_TMPDIR/result.json"
+	local rc=0
+	# memcheck follows forks: the exiting child and main leave under it too
+	valgrind --leak-check=full --error-exitcode=9 --log-file="$log" "$AR" run \
+		"$ANONREMAP_SCENARIO_DIR/guard_regions_fork_cow.json" >"$J" || rc=$?
+	assert_equal "$rc" 0
+	assert_jq 'sc.status' 'pass'
+	# under memcheck a process with errors exits 9, so this is the child's verdict
+	assert_jq '[sc.steps[] | select(.op == "exit") | .ended] | join(",")' 'exited with status 0'
+	run grep -E 'ERROR SUMMARY: [1-9]|definitely lost: [1-9]' "$log"
+	assert_failure
+}
