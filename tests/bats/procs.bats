@@ -105,6 +105,22 @@ load helper
 	assert_msg "$S: step 0 (fork): name: a process is already called 'main'"
 }
 
+@test "regions are per process: one the child maps is unknown to main (exit 2); a move in the child leaves main's" {
+	steps_scen s.json '{"op": "fork"}' '{"op": "mmap", "name": "q", "at": "carveout+1p", "len": "1p"}' \
+		'{"op": "fault", "at": "q", "in": "main"}'
+	run_json "$S"
+	assert_failure 2
+	assert_nothing_ran
+	assert_msg "$S: step 2 (fault): at: region 'q' is bound in process 'child', not in 'main'"
+	run_json -e 'mmap ptr at=carveout+1p len=1p' -e 'fault ptr pattern=1' -e fork \
+		-e 'mremap ptr to=carveout+10p flags=maymove,fixed' -e 'verify ptr pattern=1' \
+		-e 'verify ptr pattern=1 in=main' -e 'dump in=main'
+	assert_success
+	assert_jq 'st(4).args.addr_rel + " " + st(5).args.addr_rel' 'carveout+10p carveout+1p'
+	assert_jq 'vma_in(0; "carveout+1p").region' 'ptr'
+	assert_no_scenario_process
+}
+
 @test "exit of a process whose child is alive is refused: exit 2" {
 	steps_scen s.json '{"op": "fork"}' '{"op": "exit", "in": "main"}'
 	run_json "$S"
