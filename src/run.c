@@ -439,6 +439,7 @@ static cJSON *new_result(struct scenario *sc)
 	cJSON_AddArrayToObject(res, "steps");
 	cJSON_AddArrayToObject(res, "dumps");
 	cJSON_AddArrayToObject(res, "expectations");
+	cJSON_AddArrayToObject(res, "processes");
 	return res;
 }
 
@@ -880,6 +881,22 @@ int run_end(struct run *r)
 	status = !strcmp(r->final, "pass") ? EXIT_PASS : !strcmp(r->final, "fail") ? EXIT_FAIL : EXIT_ERROR;
 	if (r->wr == WAIT_INTERRUPTED)
 		cJSON_AddTrueToObject(r->res, "interrupted");
+	/* every process, also one no step after its fork used: who it was */
+	cJSON *procs = cJSON_GetObjectItem(r->res, "processes");
+	for (int k = 0; k < r->procs.n; k++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "name", r->procs.name[k]);
+		cJSON_AddNumberToObject(p, "pid", r->proc[k].pid);
+		if (r->procs.parent[k] >= 0)
+			cJSON_AddStringToObject(p, "forked_by", r->procs.name[r->procs.parent[k]]);
+		else
+			cJSON_AddNullToObject(p, "forked_by");
+		if (r->procs.alive[k])
+			cJSON_AddNullToObject(p, "ended");
+		else
+			cJSON_AddStringToObject(p, "ended", r->proc[k].end);
+		cJSON_AddItemToArray(procs, p);
+	}
 	for (int k = 0; k < MAX_PROCS; k++)
 		vma_close(&r->proc[k].vs);
 	reap_all(r);

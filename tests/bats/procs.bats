@@ -48,6 +48,7 @@ load helper
 	assert_jq 'st(3).op + " " + st(3).in + " " + st(3).ended' 'exit child exited with status 0'
 	assert_jq 'st(3).pid == st(1).pid' 'true'
 	assert_jq 'st(4).in' 'main'
+	assert_jq '[sc.processes[] | "\(.name):\(.ended)"] | join(",")' 'main:null,child:exited with status 0'
 	assert_no_scenario_process
 	pid="$(jqr 'st(3).pid')"
 	[[ ! -e /proc/$pid ]] || fail "process $pid still exists (a zombie?)"
@@ -201,6 +202,8 @@ load helper
 	assert_jq 'st(3).in' 'c1'
 	# main, c1 (the pid paused) and c2 (which no step after its fork used)
 	assert_jq 'st(1).pid' "$paused"
+	assert_jq '[sc.processes[] | "\(.name)<\(.forked_by)"] | join(",")' 'main<null,c1<main,c2<main'
+	assert_jq '[sc.processes[].pid | select(. > 0)] | unique | length' 3
 	assert_no_scenario_process
 }
 
