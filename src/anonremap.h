@@ -19,6 +19,7 @@
 #define MAX_TERMS 16
 #define MAX_NAME 64
 #define MAX_FORKS 16
+#define MAX_PROCS (MAX_FORKS + 1) /* main and its forks */
 #define MAX_FILE_SIZE (16u << 20)
 
 /* Exit codes of the SPEC. */
@@ -118,6 +119,7 @@ enum ftype {
 	FT_ENUM,    /* one of the field's choices */
 	FT_ADDR2,   /* [address, address] */
 	FT_PATTERN, /* integer seed, string, or "zero" */
+	FT_PROC,    /* a process name: main, or one a fork gave */
 };
 enum field_id {
 	FLD_NAME, FLD_AT, FLD_LEN, FLD_PROT, FLD_FLAGS, FLD_FILE, FLD_OFFSET,
@@ -126,7 +128,7 @@ enum field_id {
 	FLD_MAY_FAIL, FLD_SIGNAL, FLD_VMA, FLD_START, FLD_END, FLD_SAME_VMA,
 	FLD_DIFFERENT_VMA, FLD_VMA_COUNT, FLD_FROM, FLD_MAPPED, FLD_FAULTED,
 	FLD_THP, FLD_ANON_HUGE_PAGES, FLD_PGOFF_LINEAR, FLD_FOLIOS_LINEAR, FLD_SAME_ANON_VMA,
-	FLD_DIFFERENT_ANON_VMA, FLD_ACTION, FLD_MODE, FLD_COMMENT,
+	FLD_DIFFERENT_ANON_VMA, FLD_ACTION, FLD_MODE, FLD_IN, FLD_COMMENT,
 	FLD__COUNT
 };
 struct field_def {
@@ -207,6 +209,7 @@ struct scenario {
 	int nsteps, cap;
 	struct step *steps;
 	struct names names;
+	int forks;         /* fork steps: a run makes a command pipe for each */
 };
 struct load_opts {
 	bool allow_outside;
@@ -229,6 +232,19 @@ int json_locate_error(const char *s, size_t len, size_t *off, const char **why, 
 int json_find_duplicate(const char *s, size_t len, size_t *off, size_t *first);
 char *scenario_find(const char *name_or_path);
 const char *scenario_dir(void);
+
+/* procs.c: the processes of a scenario, by name */
+struct procs {
+	int n;
+	char name[MAX_PROCS][MAX_NAME];
+	int parent[MAX_PROCS]; /* index of the forking process; -1 for main */
+	bool alive[MAX_PROCS];
+};
+void procs_init(struct procs *t);
+int procs_resolve(const struct procs *t, const char *in, struct err *err);
+int procs_fork_name(const struct procs *t, const char *name, char *out, struct err *err);
+int procs_add(struct procs *t, int parent, const char *name);
+int procs_may_exit(const struct procs *t, int i, struct err *err);
 
 /* textform.c */
 int textform_parse_buf(const char *file, char *buf, const struct load_opts *o,
@@ -295,7 +311,8 @@ struct call {
 	int chain;
 	int ok_sig, ok_err, ok_any;
 };
-enum reply_kind { REPLY_READY, REPLY_STEP, REPLY_CHILD_EXIT, REPLY_NOT_RUN };
+/* REPLY_NONE: nothing is sent (the parent of a fork: its child replies) */
+enum reply_kind { REPLY_READY, REPLY_STEP, REPLY_CHILD_EXIT, REPLY_NOT_RUN, REPLY_NONE };
 struct reply {
 	int kind;
 	int index;
@@ -314,10 +331,12 @@ struct child_cfg {
 	int cmd_fd, rep_fd;
 	int bell_fd;       /* a byte written when a chain of calls is done */
 	uint64_t max_file; /* RLIMIT_FSIZE of the scenario's files (0: none) */
+	const int *fork_fds; /* the read ends of the command pipes of the forks to come */
+	int nfork_fds;
 };
 void child_main(const struct child_cfg *cfg) __attribute__((noreturn));
 void child_touch(const struct call *c, struct reply *rep);
-int child_fork(struct reply *rep);
+void child_fork(const struct call *c, struct reply *rep);
 bool outcome_expected(const struct call *c, const struct reply *rep);
 uint64_t now_ns(void);
 
@@ -339,16 +358,26 @@ struct run_opts {
 	bool steps_later;      /* shell: steps arrive one by one, any may dump */
 };
 #define CHAIN_MAX 32 /* calls in one chain: one write, within PIPE_BUF */
+/* One scenario process as anonremap sees it. The carveout is at the same
+ * address in all: a fork copies the address space. */
+struct proc {
+	pid_t pid;
+	int cmd_fd;            /* anonremap's write end of its command pipe */
+	int cmd_rd;            /* the read end's number, in the scenario processes */
+	struct vma_src vs;     /* its /proc/PID/maps (or PROCMAP_QUERY) */
+	struct binding bind[MAX_REGIONS]; /* a fork copies its parent's */
+	char end[96];          /* how it ended, once it has */
+};
 struct run {
 	struct scenario *sc;
 	const struct run_opts *opts;
-	pid_t pid;             /* process now running the scenario */
+	struct procs procs;    /* names, parents, alive */
+	struct proc *proc;     /* [MAX_PROCS], by the index in procs */
+	struct proc *cur;      /* the process of the step in its turn */
+	int ncmd;              /* command pipes made: 1 + the forks that may come */
 	pid_t first_pid, pgid;
-	int cmd_fd, rep_fd;
-	int forks;
+	int rep_fd;
 	uint64_t base, size, guard;
-	struct binding bind[MAX_REGIONS];
-	struct vma_src vs;
 	struct counters *ctr;  /* at the scenario's start */
 	cJSON *res, *steps, *dumps, *expects;
 	int failed;            /* failed expectations */
@@ -377,6 +406,8 @@ cJSON *run_scenario(struct scenario *sc, const struct run_opts *o, int *status);
 struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res);
 int run_step(struct run *r, int i, cJSON **sres);
 int run_end(struct run *r);
+int run_exit(struct run *r, cJSON *sres);
+const char *run_proc_name(const struct run *r);
 double run_now(void);
 extern volatile int run_interrupted;
 const char *region_of(struct run *r, uint64_t start, uint64_t end, cJSON **list);

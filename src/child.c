@@ -108,10 +108,13 @@ void child_touch(const struct call *c, struct reply *rep)
 	rep->ns = now_ns() - t0;
 }
 
-/* The scenario goes on in the child; this process keeps its mappings and
- * reports how the child ended, then leaves. */
-int child_fork(struct reply *rep)
+/* A fork: both processes go on, each reading its own command pipe, so a
+ * step can go to either. The new process takes the read end anonremap made
+ * for it (c->a[0]) and replies for both, as it did when only it went on:
+ * ret and pid are its own pid. Its parent replies only when fork fails. */
+void child_fork(const struct call *c, struct reply *rep)
 {
+	pid_t parent = getpid();
 	uint64_t t0 = now_ns();
 	pid_t pid = fork();
 
@@ -119,20 +122,37 @@ int child_fork(struct reply *rep)
 	if (pid < 0) {
 		rep->ret = -1;
 		rep->err = errno;
-		return -1;
+		return;
 	}
 	if (pid == 0) {
+		/* ends with its parent, which ends with anonremap: nothing outlives a run */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(EXIT_ERROR);
+		close(cmd_fd);
+		cmd_fd = (int)c->a[0];
 		rep->ret = getpid();
-		return 0;
+		return;
 	}
-	close(cmd_fd);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	struct reply ex = { .kind = REPLY_CHILD_EXIT, .pid = pid, .status = st };
-	write_full(rep_fd, &ex, sizeof(ex));
-	_exit(0);
+	rep->kind = REPLY_NONE;
+}
+
+/* A process forked by this one ended: reap it (no zombie waits for the end
+ * of the run) and tell anonremap how it ended, which only its parent can
+ * know. The reply pipe is shared; a reply is below PIPE_BUF, so it goes in
+ * whole even between another process's replies. */
+static void on_child(int sig)
+{
+	int saved = errno, st;
+	pid_t pid;
+
+	(void)sig;
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		struct reply ex = { .kind = REPLY_CHILD_EXIT, .pid = pid, .status = st };
+		if (write(rep_fd, &ex, sizeof(ex)) < 0)
+			break;
+	}
+	errno = saved;
 }
 
 /* Whether a call ended as its step says it will (set by run.c's
@@ -184,8 +204,11 @@ void child_main(const struct child_cfg *cfg)
 	bell_fd = cfg->bell_fd;
 	/* Nothing of anonremap's but the three pipes: libproc2 keeps its /proc
 	 * files open without O_CLOEXEC, and a fork inherits them. */
-	int keep[] = { cmd_fd, rep_fd, bell_fd };
-	close_all_but(keep, sizeof(keep) / sizeof(keep[0]));
+	int keep[3 + MAX_FORKS] = { cmd_fd, rep_fd, bell_fd };
+	int nkeep = 3;
+	for (int k = 0; k < cfg->nfork_fds && k < MAX_FORKS; k++)
+		keep[nkeep++] = cfg->fork_fds[k];
+	close_all_but(keep, nkeep);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	setrlimit(RLIMIT_CORE, &core);
 	if (cfg->max_file) {
@@ -211,6 +234,10 @@ void child_main(const struct child_cfg *cfg)
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGINT, SIG_IGN); /* Ctrl-C is anonremap's to handle */
 	signal(SIGPIPE, SIG_DFL);
 
@@ -247,7 +274,8 @@ void child_main(const struct child_cfg *cfg)
 			op_table[c.op]->exec(&c, &rep);
 		if (c.chain && !skipping && !outcome_expected(&c, &rep))
 			skipping = true;
-		send_reply(&rep);
+		if (rep.kind != REPLY_NONE)
+			send_reply(&rep);
 		if (c.chain) {
 			in_chain = true;
 		} else if (in_chain) {

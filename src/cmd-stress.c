@@ -525,6 +525,7 @@ int cmd_stress(int argc, char **argv)
 	cfg->gen.reclaim = cfg->reclaim;
 	cfg->gen.max_forks = 4;
 	cfg->ro.max_rss_kb = mem_total_kb() / 2;
+	cfg->ro.steps_later = true; /* generated one by one: any may fork */
 	cfg->multi_move = probe_multi_move();
 	cfg->relocate = feature_get(FEAT_MREMAP_RELOCATE_ANON)->ok;
 	cfg->gen.thp_ok = feature_get(FEAT_THP)->ok;

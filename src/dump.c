@@ -382,5 +382,5 @@ cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, long *process_vmas, cJ
 {
 	struct dump_opts o = { .smaps = true, .pagemap = true, .run = r, .process_vmas = process_vmas,
 			       .xray = r->opts->xray, .xray_status = xray_status, .non_merges = non_merges };
-	return vmas_json(&r->vs, &o, lo, hi, err);
+	return vmas_json(&r->cur->vs, &o, lo, hi, err);
 }

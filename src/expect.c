@@ -35,9 +35,9 @@ static int addr_of(struct run *r, struct step *st, enum field_id id, int nth, ui
 
 static int find(struct run *r, uint64_t a, struct vma *v, struct err *err)
 {
-	int rc = vma_find(&r->vs, a, false, v);
+	int rc = vma_find(&r->cur->vs, a, false, v);
 	if (rc < 0)
-		return err_set(err, "PROCMAP_QUERY of %d: %s", (int)r->pid, strerror(-rc));
+		return err_set(err, "PROCMAP_QUERY of %d: %s", (int)r->cur->pid, strerror(-rc));
 	return rc;
 }
 
@@ -112,7 +112,7 @@ static int check_count(struct run *r, struct step *st, char *exp, char *fnd, siz
 	rel(r, from, rf, sizeof(rf));
 	rel(r, to, rt, sizeof(rt));
 	snprintf(exp, len, "%lld VMAs intersect %s..%s", (long long)st->f[FLD_VMA_COUNT].i, rf, rt);
-	int rc = vma_list(&r->vs, from, to, &v, &n);
+	int rc = vma_list(&r->cur->vs, from, to, &v, &n);
 	if (rc)
 		return err_set(err, "listing VMAs: %s", strerror(-rc));
 	vma_free_list(v, n);
@@ -161,11 +161,11 @@ static int check_pages(struct run *r, struct step *st, bool thp, char *exp, char
 	uint64_t *pm = malloc(n * sizeof(uint64_t) + 1);
 	if (!pm)
 		return err_set(err, "out of memory");
-	int rc = pagemap_read(r->pid, first * kinfo.page_size, n, pm);
+	int rc = pagemap_read(r->cur->pid, first * kinfo.page_size, n, pm);
 	pagemap_close();
 	if (rc) {
 		free(pm);
-		return err_set(err, "/proc/%d/pagemap: %s", (int)r->pid, strerror(-rc));
+		return err_set(err, "/proc/%d/pagemap: %s", (int)r->cur->pid, strerror(-rc));
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		if (!thp) {
@@ -208,7 +208,7 @@ static int check_huge(struct run *r, struct step *st, char *exp, char *fnd, size
 		snprintf(fnd, len, "no VMA contains %s", ra);
 		return 1;
 	}
-	struct smaps_table *sm = smaps_load(r->pid, v.end, err);
+	struct smaps_table *sm = smaps_load(r->cur->pid, v.end, err);
 	if (!sm) {
 		vma_clear(&v);
 		return -1;
@@ -230,12 +230,12 @@ static int xray_of(struct run *r, uint64_t a, bool folios, struct xray_vma **x, 
 	struct vma vm;
 	uint64_t lo = a, hi = a + 1;
 	/* the whole VMA, so a folio check covers every folio of it */
-	if (vma_find(&r->vs, a, false, &vm) > 0) {
+	if (vma_find(&r->cur->vs, a, false, &vm) > 0) {
 		lo = vm.start;
 		hi = vm.end;
 		vma_clear(&vm);
 	}
-	if (xray_read(r->pid, lo, hi, folios, x, n, why, sizeof(why)) < 0)
+	if (xray_read(r->cur->pid, lo, hi, folios, x, n, why, sizeof(why)) < 0)
 		return err_set(err, "x-ray unavailable: %s (scenarios with x-ray checks should require xray)", why);
 	*v = xray_find(*x, *n, a);
 	return 0;

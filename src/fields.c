@@ -47,6 +47,7 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_DIFFERENT_ANON_VMA] = { "different_anon_vma", FT_ADDR2, NULL, "expect (x-ray): the VMAs at two addresses have different anon_vmas" },
 	[FLD_ACTION] = { "action", FT_ENUM, action_choices, "userfaultfd: register (default) or unregister" },
 	[FLD_MODE] = { "mode", FT_MASK, NULL, "userfaultfd register mode: missing (default), wp, minor" },
+	[FLD_IN] = { "in", FT_PROC, NULL, "the process that makes the call, or whose state it reads (default: the newest alive)" },
 	[FLD_COMMENT] = { "comment", FT_STR, NULL, "free text, ignored" },
 };
 

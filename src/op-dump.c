@@ -23,9 +23,10 @@ static int dump_after(struct run *r, struct step *st, const struct call *c,
 	cJSON *d = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "after_step", st->index);
 	cJSON_AddStringToObject(d, "label", st->f[FLD_LABEL].set ? st->f[FLD_LABEL].s : "");
-	cJSON_AddNumberToObject(d, "pid", r->pid);
+	cJSON_AddNumberToObject(d, "pid", r->cur->pid);
+	cJSON_AddStringToObject(d, "in", run_proc_name(r));
 	cJSON_AddStringToObject(d, "scope", all ? "all" : "carveout");
-	cJSON_AddStringToObject(d, "source", r->vs.query ? "procmap_query" : "maps");
+	cJSON_AddStringToObject(d, "source", r->cur->vs.query ? "procmap_query" : "maps");
 	cJSON_AddNumberToObject(d, "vma_count", cJSON_GetArraySize(vmas));
 	cJSON_AddStringToObject(d, "kpageflags", kpageflags_status());
 	cJSON_AddItemToObject(d, "vmas", vmas);
@@ -34,7 +35,7 @@ static int dump_after(struct run *r, struct step *st, const struct call *c,
 		cJSON_AddItemToObject(d, "xray", xst);
 	/* the process as a whole: all its VMAs (smaps has one entry each), and libproc2's totals */
 	cJSON_AddNumberToObject(d, "process_vma_count", (double)nproc);
-	cJSON_AddItemToObject(d, "process", process_totals_json(r->pid));
+	cJSON_AddItemToObject(d, "process", process_totals_json(r->cur->pid));
 	cJSON_AddItemToObject(d, "kernel_counters", counters_delta_json(r->ctr));
 	cJSON_AddItemToArray(r->dumps, d);
 	return 0;

@@ -40,7 +40,7 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 	if (found < 0)
 		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp, anon_huge_pages, pgoff_linear, folios_linear, same_anon_vma or different_anon_vma)");
 	for (int f = 0; f < FLD__COUNT; f++) {
-		if (!st->f[f].set || f == (int)shapes[found].key || f == FLD_COMMENT)
+		if (!st->f[f].set || f == (int)shapes[found].key || f == FLD_COMMENT || f == FLD_IN)
 			continue;
 		bool ok = false;
 		for (int k = 0; k < 2; k++)

@@ -101,7 +101,7 @@ static int mmap_after(struct run *r, struct step *st, const struct call *c,
 		      const struct reply *rep, cJSON *sres)
 {
 	if (rep->ret != -1 && st->f[FLD_NAME].set) {
-		struct binding *b = &r->bind[names_find(&r->sc->names, st->f[FLD_NAME].s)];
+		struct binding *b = &r->cur->bind[names_find(&r->sc->names, st->f[FLD_NAME].s)];
 		b->set = true;
 		b->addr = rep->ret;
 		b->len = c->a[1];

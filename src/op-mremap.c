@@ -53,7 +53,7 @@ static int mremap_after(struct run *r, struct step *st, const struct call *c,
 	const char *nm = st->f[FLD_NAME].set ? st->f[FLD_NAME].s :
 			 st->f[FLD_REGION].set ? st->f[FLD_REGION].s : NULL;
 	if (rep->ret != -1 && nm) {
-		struct binding *b = &r->bind[names_find(&r->sc->names, nm)];
+		struct binding *b = &r->cur->bind[names_find(&r->sc->names, nm)];
 		b->set = true;
 		b->addr = rep->ret;
 		b->len = c->a[2];

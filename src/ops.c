@@ -4,11 +4,12 @@
 #include <string.h>
 
 extern const struct op_entry op_mmap, op_munmap, op_mprotect, op_madvise, op_mremap,
-	op_fault, op_verify, op_fork, op_prctl, op_mseal, op_userfaultfd, op_uprobe, op_dump, op_expect, op_pause;
+	op_fault, op_verify, op_fork, op_prctl, op_mseal, op_userfaultfd, op_uprobe, op_dump, op_expect, op_pause,
+	op_exit;
 
 const struct op_entry *const op_table[] = {
 	&op_mmap, &op_munmap, &op_mprotect, &op_madvise, &op_mremap, &op_fault,
-	&op_verify, &op_fork, &op_prctl, &op_mseal, &op_userfaultfd, &op_uprobe, &op_dump, &op_expect, &op_pause,
+	&op_verify, &op_fork, &op_exit, &op_prctl, &op_mseal, &op_userfaultfd, &op_uprobe, &op_dump, &op_expect, &op_pause,
 	NULL,
 };
 
@@ -30,7 +31,7 @@ const struct op_field *op_field(const struct op_entry *op, enum field_id id)
 
 bool op_has_field(const struct op_entry *op, enum field_id id)
 {
-	return id == FLD_COMMENT || op_field(op, id) != NULL ||
+	return id == FLD_COMMENT || id == FLD_IN || op_field(op, id) != NULL ||
 	       (op->syscall && (id == FLD_ERRNO || id == FLD_MAY_FAIL || id == FLD_SIGNAL));
 }
 

@@ -94,6 +94,9 @@ void out_text_step(FILE *fp, cJSON *s, cJSON *expects)
 	const char *st = str(s, "status");
 
 	fprintf(fp, "  [%2.0f] %-8s ", num(s, "index"), str(s, "op"));
+	/* main goes unsaid, as in a scenario without forks */
+	if (*str(s, "in") && strcmp(str(s, "in"), "main"))
+		fprintf(fp, "in=%s ", str(s, "in"));
 	if (!strcmp(str(s, "op"), "expect")) {
 		cJSON *e = expectation_of(expects, num(s, "index"));
 		if (e) {
@@ -121,6 +124,8 @@ void out_text_step(FILE *fp, cJSON *s, cJSON *expects)
 	if (*st && strcmp(st, "ok"))
 		fprintf(fp, "  %s** %s%s%s%s", paint(st), st, *str(s, "failure") ? ": " : "", str(s, "failure"),
 			paint("off"));
+	if (*str(s, "ended"))
+		fprintf(fp, "%s", str(s, "ended"));
 	if (*str(s, "error"))
 		fprintf(fp, "  %s** %s%s", paint("error"), str(s, "error"), paint("off"));
 	fputc('\n', fp);

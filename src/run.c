@@ -16,6 +16,12 @@
 
 volatile int run_interrupted;
 
+/* In a scenario process: the run it was forked from. It never frees what
+ * it inherited (it touches no heap once its carveout exists); this keeps
+ * that reachable, so a leak checker that follows forks (valgrind) does not
+ * call it lost when an exit step ends the process normally. */
+static struct run *volatile inherited_run;
+
 int run_resolve(struct run *r, const struct step *st, enum field_id id, uint64_t *out, struct err *err)
 {
 	const struct expr *e = st->f[id].e;
@@ -26,7 +32,7 @@ int run_resolve(struct run *r, const struct step *st, enum field_id id, uint64_t
 		if (e->t[i].kind == TERM_CARVEOUT) {
 			v += r->base;
 		} else if (e->t[i].kind == TERM_REGION) {
-			const struct binding *b = &r->bind[e->t[i].region];
+			const struct binding *b = &r->cur->bind[e->t[i].region];
 			if (!b->set)
 				return err_set(err, "%s: region '%s' has no address (its mmap failed?)",
 					       field_defs[id].key, r->sc->names.name[e->t[i].region]);
@@ -54,16 +60,16 @@ int run_check_range(struct run *r, const struct step *st, enum field_id id, uint
 	if (r->opts->allow_outside)
 		return 0;
 	if (id == FLD_REGION) {
-		b = &r->bind[names_find(&r->sc->names, st->f[FLD_REGION].s)];
+		b = &r->cur->bind[names_find(&r->sc->names, st->f[FLD_REGION].s)];
 	} else if (e) {
 		for (int i = 0; i < e->n; i++)
 			if (e->t[i].kind == TERM_REGION)
-				b = &r->bind[e->t[i].region];
+				b = &r->cur->bind[e->t[i].region];
 	}
 	if (b && (b->addr < lo || b->addr >= hi)) {
 		if (addr < b->addr || addr > b->addr + b->len || len > b->addr + b->len - addr)
 			return err_set(err, "%s: the range leaves region '%s', which the kernel placed outside the reserved area (use --allow-outside)",
-				       field_defs[id].key, r->sc->names.name[b - r->bind]);
+				       field_defs[id].key, r->sc->names.name[b - r->cur->bind]);
 		return 0;
 	}
 	if (addr < lo || addr > hi || len > hi - addr)
@@ -77,7 +83,7 @@ int run_range(struct run *r, const struct step *st, uint64_t *addr, uint64_t *le
 {
 	*len = def_len;
 	if (st->f[FLD_REGION].set) {
-		const struct binding *b = &r->bind[names_find(&r->sc->names, st->f[FLD_REGION].s)];
+		const struct binding *b = &r->cur->bind[names_find(&r->sc->names, st->f[FLD_REGION].s)];
 		if (!b->set)
 			return err_set(err, "region: '%s' has no address (its mmap failed?)", st->f[FLD_REGION].s);
 		*addr = b->addr;
@@ -111,7 +117,7 @@ const char *region_of(struct run *r, uint64_t start, uint64_t end, cJSON **list)
 
 	*list = NULL;
 	for (int i = 0; i < r->sc->names.n; i++) {
-		const struct binding *b = &r->bind[i];
+		const struct binding *b = &r->cur->bind[i];
 		if (!b->set || b->addr >= end || b->addr + b->len <= start)
 			continue;
 		if (n == 1) {
@@ -142,6 +148,19 @@ static double mono(void)
 double run_now(void)
 {
 	return mono();
+}
+
+/* The process step st goes to (procs_resolve's rule); NULL with err set
+ * when it names none alive. */
+static struct proc *run_proc_of(struct run *r, const struct step *st, struct err *err)
+{
+	int i = procs_resolve(&r->procs, st->f[FLD_IN].set ? st->f[FLD_IN].s : NULL, err);
+	return i < 0 ? NULL : &r->proc[i];
+}
+
+const char *run_proc_name(const struct run *r)
+{
+	return r->procs.name[r->cur - r->proc];
 }
 
 static void describe_status(int st, char *buf, size_t len)
@@ -215,14 +234,15 @@ static enum wait_result wait_reply(struct run *r, double deadline, struct reply 
 			return WAIT_OK;
 		char d[96], cause[160] = "";
 		int st = 0;
-		pid_t who = r->pid;
+		pid_t who = r->cur->pid;
 		if (rc > 0) {
 			st = rep->status;
 			who = rep->pid;
 			describe_status(st, d, sizeof(d));
 		} else {
-			pid_t w = waitpid(r->first_pid, &st, 0);
-			if (w == r->first_pid) {
+			/* -1 once main has exited: waitpid(-1) would take any child */
+			pid_t w = r->first_pid > 0 ? waitpid(r->first_pid, &st, 0) : -1;
+			if (w > 0 && w == r->first_pid) {
 				describe_status(st, d, sizeof(d));
 				r->first_pid = -1;
 			} else {
@@ -244,11 +264,16 @@ static void reap_all(struct run *r)
 {
 	int st;
 
-	if (r->cmd_fd >= 0) {
-		struct call c = { .kind = CALL_EXIT };
-		write_full(r->cmd_fd, &c, sizeof(c));
-		close(r->cmd_fd);
-		r->cmd_fd = -1;
+	for (int k = 0; k < r->ncmd; k++) {
+		struct proc *p = &r->proc[k];
+		if (p->cmd_fd < 0)
+			continue;
+		if (k < r->procs.n && r->procs.alive[k]) {
+			struct call c = { .kind = CALL_EXIT };
+			write_full(p->cmd_fd, &c, sizeof(c));
+		}
+		close(p->cmd_fd);
+		p->cmd_fd = -1;
 	}
 	if (r->pgid > 0) {
 		kill(-r->pgid, SIGKILL);
@@ -269,6 +294,57 @@ static void reap_all(struct run *r)
 	if (r->bell_fd >= 0)
 		close(r->bell_fd);
 	r->rep_fd = r->bell_fd = -1;
+}
+
+/* End the process of the step in its turn (op exit) and record how it
+ * ended. Its command pipe's end makes it leave; its parent reaps it and
+ * tells how (REPLY_CHILD_EXIT), or for main, which is anonremap's own
+ * child, waitpid does. -1 when it does not end in time. */
+int run_exit(struct run *r, cJSON *sres)
+{
+	struct proc *p = r->cur;
+	int i = (int)(p - r->proc), st = 0;
+	bool ended = false;
+
+	close(p->cmd_fd);
+	p->cmd_fd = -1;
+	while (!ended) {
+		if (p->pid == r->first_pid) {
+			ended = waitpid(p->pid, &st, WNOHANG) == p->pid;
+			if (ended)
+				r->first_pid = -1;
+		} else {
+			struct pollfd pf = { .fd = r->rep_fd, .events = POLLIN };
+			struct reply rep;
+			if (poll(&pf, 1, 20) == 1 && (pf.revents & POLLIN) &&
+			    read_full(r->rep_fd, &rep, sizeof(rep)) > 0 && rep.kind == REPLY_CHILD_EXIT &&
+			    rep.pid == p->pid) {
+				st = rep.status;
+				ended = true;
+			}
+		}
+		if (ended)
+			break;
+		if (run_interrupted || mono() > r->deadline) {
+			r->wr = run_interrupted ? WAIT_INTERRUPTED : WAIT_TIMEOUT;
+			snprintf(r->why, sizeof(r->why), "process '%s' (%d) did not end: %s", r->procs.name[i],
+				 (int)p->pid, run_interrupted ? "interrupted by the user" : "timed out");
+			cJSON_AddStringToObject(sres, "error", r->why);
+			return -1;
+		}
+		if (p->pid == r->first_pid)
+			usleep(200);
+	}
+	describe_status(st, p->end, sizeof(p->end));
+	cJSON_AddNumberToObject(sres, "pid", p->pid);
+	cJSON_AddStringToObject(sres, "ended", p->end);
+	r->procs.alive[i] = false;
+	vma_close(&p->vs);
+	/* later steps without "in" go to the newest process still alive */
+	int next = procs_resolve(&r->procs, NULL, NULL);
+	if (next >= 0)
+		r->cur = &r->proc[next];
+	return 0;
 }
 
 static void set_status(cJSON *res, const char *status, const char *reason)
@@ -370,6 +446,7 @@ static cJSON *new_result(struct scenario *sc)
 	cJSON_AddArrayToObject(res, "steps");
 	cJSON_AddArrayToObject(res, "dumps");
 	cJSON_AddArrayToObject(res, "expectations");
+	cJSON_AddArrayToObject(res, "processes");
 	return res;
 }
 
@@ -426,15 +503,19 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 	struct run *r = xcalloc(1, sizeof(*r));
 	cJSON *res = new_result(sc);
 	char why[512];
-	int cmdp[2], repp[2], bellp[2];
+	int cmdp[MAX_PROCS][2], repp[2], bellp[2], fork_fds[MAX_FORKS];
 	struct reply rep;
 
 	*resp = res;
 	r->res = res;
 	r->sc = sc;
 	r->opts = o;
-	r->cmd_fd = r->rep_fd = r->bell_fd = -1;
-	r->vs.fd = -1;
+	r->rep_fd = r->bell_fd = -1;
+	r->proc = xcalloc(MAX_PROCS, sizeof(*r->proc));
+	for (int k = 0; k < MAX_PROCS; k++)
+		r->proc[k].cmd_fd = r->proc[k].cmd_rd = r->proc[k].vs.fd = -1;
+	procs_init(&r->procs);
+	r->cur = &r->proc[0];
 	r->final = "pass";
 	for (int f = 0; f < FEAT__COUNT; f++) {
 		if (!(sc->requires & (1u << f)))
@@ -443,34 +524,41 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 		if (!fs->ok) {
 			snprintf(why, sizeof(why), "requires %s: %s", feature_names[f], fs->reason);
 			set_status(res, "skip", why);
+			free(r->proc);
 			free(r);
 			return NULL;
 		}
 	}
-	if (pipe2(cmdp, O_CLOEXEC)) {
-		snprintf(why, sizeof(why), "pipe: %s", strerror(errno));
-		set_status(res, "error", why);
-		free(r);
-		return NULL;
+	/* A command pipe for each process there may be, made here: a
+	 * scenario process must not make what it can do without, and a pipe
+	 * made now is ready the moment a fork's child reads it. The shell and
+	 * stress learn their steps one by one, so any fork may come. */
+	int ncmd = 1 + (o->steps_later ? MAX_FORKS : (sc->forks < MAX_FORKS ? sc->forks : MAX_FORKS));
+	int made = 0;
+	bool pipes_ok = true;
+	for (; made < ncmd && pipes_ok; made++)
+		pipes_ok = !pipe2(cmdp[made], O_CLOEXEC);
+	if (!pipes_ok)
+		made--;
+	pipes_ok = pipes_ok && !pipe2(repp, O_CLOEXEC);
+	if (pipes_ok && pipe2(bellp, O_CLOEXEC)) {
+		pipes_ok = false;
+		close(repp[0]);
+		close(repp[1]);
 	}
-	if (pipe2(repp, O_CLOEXEC)) {
+	if (!pipes_ok) {
 		snprintf(why, sizeof(why), "pipe: %s", strerror(errno));
 		set_status(res, "error", why);
-		close(cmdp[0]);
-		close(cmdp[1]);
-		free(r);
-		return NULL;
-	}
-	if (pipe2(bellp, O_CLOEXEC)) {
-		snprintf(why, sizeof(why), "pipe: %s", strerror(errno));
-		set_status(res, "error", why);
-		for (int k = 0; k < 2; k++) {
-			close(cmdp[k]);
-			close(repp[k]);
+		for (int k = 0; k < made; k++) {
+			close(cmdp[k][0]);
+			close(cmdp[k][1]);
 		}
+		free(r->proc);
 		free(r);
 		return NULL;
 	}
+	for (int k = 1; k < ncmd; k++)
+		fork_fds[k - 1] = cmdp[k][0];
 	r->ctr = counters_new();
 	counters_snapshot(r->ctr, may_dump(sc, o));
 	fflush(NULL);
@@ -479,18 +567,26 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 	if (pid == 0) {
 		/* --max-rss bounds the scenario's files too: their pages are
 		 * memory (memfd) or disk (O_TMPFILE) the watchdog cannot see */
-		struct child_cfg cfg = { sc->size, sc->align, sc->guard, cmdp[0], repp[1], bellp[1],
-					 r->opts->max_rss_kb * 1024 };
+		struct child_cfg cfg = { .size = sc->size, .align = sc->align, .guard = sc->guard,
+					 .cmd_fd = cmdp[0][0], .rep_fd = repp[1], .bell_fd = bellp[1],
+					 .fork_fds = fork_fds, .nfork_fds = ncmd - 1,
+					 .max_file = r->opts->max_rss_kb * 1024 };
 		setpgid(0, 0);
-		close(cmdp[1]);
+		inherited_run = r;
+		for (int k = 0; k < ncmd; k++)
+			close(cmdp[k][1]);
 		close(repp[0]);
 		close(bellp[0]);
 		child_main(&cfg);
 	}
-	close(cmdp[0]);
+	r->ncmd = ncmd;
+	for (int k = 0; k < ncmd; k++) {
+		close(cmdp[k][0]); /* the number stays meaningful in the scenario processes */
+		r->proc[k].cmd_rd = cmdp[k][0];
+		r->proc[k].cmd_fd = cmdp[k][1];
+	}
 	close(repp[1]);
 	close(bellp[1]);
-	r->cmd_fd = cmdp[1];
 	r->rep_fd = repp[0];
 	r->bell_fd = bellp[0];
 	if (pid < 0) {
@@ -499,11 +595,12 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 		reap_all(r);
 		cpu_unshare();
 		free(r->ctr);
+		free(r->proc);
 		free(r);
 		return NULL;
 	}
 	setpgid(pid, pid);
-	r->pid = r->first_pid = r->pgid = pid;
+	r->proc[0].pid = r->first_pid = r->pgid = pid;
 	r->size = sc->size;
 	r->guard = sc->guard;
 	r->deadline = mono() + o->timeout;
@@ -525,16 +622,16 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 		cJSON_AddNumberToObject(carve, "guard_pages", (double)(r->guard / kinfo.page_size));
 		hex_format(sc->align, b, sizeof(b));
 		cJSON_AddStringToObject(carve, "align", b);
-		int vrc = vma_open(&r->vs, r->pid);
+		int vrc = vma_open(&r->cur->vs, r->cur->pid);
 		if (vrc < 0) {
-			snprintf(r->why, sizeof(r->why), "cannot open /proc/%d/maps: %s", (int)r->pid, strerror(-vrc));
+			snprintf(r->why, sizeof(r->why), "cannot open /proc/%d/maps: %s", (int)r->cur->pid, strerror(-vrc));
 			r->wr = WAIT_DIED;
 		}
 	} else if (r->wr == WAIT_OK) {
 		snprintf(r->why, sizeof(r->why), "cannot reserve the carveout: %s", errno_name(rep.err));
 		r->wr = WAIT_DIED;
 	}
-	cJSON_ReplaceItemInObject(res, "pid", cJSON_CreateNumber(r->pid));
+	cJSON_ReplaceItemInObject(res, "pid", cJSON_CreateNumber(r->cur->pid));
 	return r;
 }
 
@@ -566,7 +663,7 @@ static enum wait_result wait_pause(struct run *r, struct reply *rep)
 			char line[256];
 			/* Enter, or end of input: either way, go on */
 			(void)!fgets(line, sizeof(line), stdin);
-			kill(r->pid, SIGCONT);
+			kill(r->cur->pid, SIGCONT);
 		}
 		if (pf[0].revents)
 			break;
@@ -625,12 +722,13 @@ static int send_chain(struct run *r, int i, struct call *c)
 	struct err err;
 	int n = 0;
 
-	memcpy(saved, r->bind, sizeof(saved));
+	memcpy(saved, r->cur->bind, sizeof(saved));
 	calls[0] = *c;
 	for (int j = i; j + 1 < r->sc->nsteps && n + 1 < CHAIN_MAX; j++) {
 		struct step *sj = &r->sc->steps[j], *next = &r->sc->steps[j + 1];
-		if (!chain_may_join(next) || !chain_may_go_on(r, sj, &calls[n], &pred))
-			break;
+		if (!chain_may_join(next) || !chain_may_go_on(r, sj, &calls[n], &pred) ||
+		    run_proc_of(r, next, NULL) != r->cur)
+			break; /* a chain is one process's: its calls go down one pipe */
 		if (sj->op->after)
 			sj->op->after(r, sj, &calls[n], &pred, NULL);
 		struct call cn = { .kind = CALL_STEP, .op = op_index(next->op), .index = j + 1 };
@@ -646,11 +744,11 @@ static int send_chain(struct run *r, int i, struct call *c)
 		r->ahead_args[n] = args;
 		calls[++n] = cn;
 	}
-	memcpy(r->bind, saved, sizeof(saved));
+	memcpy(r->cur->bind, saved, sizeof(saved));
 	r->ahead_base = r->ahead_lo = i + 1;
 	r->ahead_hi = i + 1 + n;
 	r->bell_pending = n > 0;
-	return write_full(r->cmd_fd, calls, (n + 1) * sizeof(calls[0]));
+	return write_full(r->cur->cmd_fd, calls, (n + 1) * sizeof(calls[0]));
 }
 
 /* Run step i of r->sc. 0: go on; 1: the step failed; -1: the run is over. */
@@ -674,6 +772,18 @@ int run_step(struct run *r, int i, cJSON **out)
 	cJSON_AddNumberToObject(sres, "index", i);
 	cJSON_AddStringToObject(sres, "op", st->op->name);
 	cJSON_AddItemToArray(r->steps, sres);
+	struct proc *in = run_proc_of(r, st, &err);
+	if (!in) {
+		cJSON_AddStringToObject(sres, "status", "error");
+		cJSON_AddStringToObject(sres, "error", err.msg);
+		snprintf(r->rbuf, sizeof(r->rbuf), "step %d (%s): %s", i, st->op->name, err.msg);
+		r->final = "error";
+		r->reason = r->rbuf;
+		cJSON_Delete(args);
+		return -1;
+	}
+	r->cur = in;
+	cJSON_AddStringToObject(sres, "in", run_proc_name(r));
 	bool sent = i >= r->ahead_lo && i < r->ahead_hi;
 	if (sent) { /* prepared and sent with the chain before it */
 		c = r->ahead[i - r->ahead_base];
@@ -699,10 +809,10 @@ int run_step(struct run *r, int i, cJSON **out)
 			hex_format(r->base, b1, sizeof(b1));
 			hex_format(r->base + r->size, b2, sizeof(b2));
 			fprintf(stderr, "anonremap: step %d: paused: pid %d, carveout %s-%s; "
-				"press Enter or send SIGCONT to %d\n", i, (int)r->pid, b1, b2, (int)r->pid);
+				"press Enter or send SIGCONT to %d\n", i, (int)r->cur->pid, b1, b2, (int)r->cur->pid);
 		}
-		if (!sent && (pause ? write_full(r->cmd_fd, &c, sizeof(c)) : send_chain(r, i, &c))) {
-			snprintf(r->why, sizeof(r->why), "scenario process %d is gone", (int)r->pid);
+		if (!sent && (pause ? write_full(r->cur->cmd_fd, &c, sizeof(c)) : send_chain(r, i, &c))) {
+			snprintf(r->why, sizeof(r->why), "scenario process %d is gone", (int)r->cur->pid);
 			r->wr = WAIT_DIED;
 		} else if (pause) {
 			r->wr = wait_pause(r, &rep);
@@ -732,7 +842,7 @@ int run_step(struct run *r, int i, cJSON **out)
 			cJSON_AddStringToObject(sres, "failure", sbuf);
 		}
 	}
-	vma_invalidate(&r->vs);
+	vma_invalidate(&r->cur->vs);
 	int arc = st->op->after ? st->op->after(r, st, &c, &rep, sres) : 0;
 	if (arc < 0) {
 		cJSON *e = cJSON_GetObjectItem(sres, "error");
@@ -777,17 +887,35 @@ int run_end(struct run *r)
 			r->reason = r->rbuf;
 		}
 	}
-	cJSON_ReplaceItemInObject(r->res, "pid", cJSON_CreateNumber(r->pid));
+	cJSON_ReplaceItemInObject(r->res, "pid", cJSON_CreateNumber(r->cur->pid));
 	set_status(r->res, r->final, r->reason ? r->reason : "");
 	status = !strcmp(r->final, "pass") ? EXIT_PASS : !strcmp(r->final, "fail") ? EXIT_FAIL : EXIT_ERROR;
 	if (r->wr == WAIT_INTERRUPTED)
 		cJSON_AddTrueToObject(r->res, "interrupted");
-	vma_close(&r->vs);
+	/* every process, also one no step after its fork used: who it was */
+	cJSON *procs = cJSON_GetObjectItem(r->res, "processes");
+	for (int k = 0; k < r->procs.n; k++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "name", r->procs.name[k]);
+		cJSON_AddNumberToObject(p, "pid", r->proc[k].pid);
+		if (r->procs.parent[k] >= 0)
+			cJSON_AddStringToObject(p, "forked_by", r->procs.name[r->procs.parent[k]]);
+		else
+			cJSON_AddNullToObject(p, "forked_by");
+		if (r->procs.alive[k])
+			cJSON_AddNullToObject(p, "ended");
+		else
+			cJSON_AddStringToObject(p, "ended", r->proc[k].end);
+		cJSON_AddItemToArray(procs, p);
+	}
+	for (int k = 0; k < MAX_PROCS; k++)
+		vma_close(&r->proc[k].vs);
 	reap_all(r);
 	cpu_unshare();
 	for (int k = r->ahead_lo; k < r->ahead_hi; k++)
 		cJSON_Delete(r->ahead_args[k - r->ahead_base]);
 	free(r->ctr);
+	free(r->proc);
 	free(r);
 	return status;
 }

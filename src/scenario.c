@@ -315,6 +315,13 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 	int n;
 
 	fv->set = true;
+	/* fork's name is a process's, not a region's */
+	if (fd->type == FT_PROC || (id == FLD_NAME && !strcmp(op->name, "fork"))) {
+		if (!cJSON_IsString(v) || !name_valid(v->valuestring))
+			return err_set(err, "expected a process name (letters, digits, '_')");
+		fv->s = xstrdup(v->valuestring);
+		return 0;
+	}
 	switch (fd->type) {
 	case FT_ADDR:
 		if (!cJSON_IsString(v))
@@ -404,6 +411,8 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 					 fd->choices[k]);
 			return err_set(err, "expected one of: %s", all);
 		}
+	case FT_PROC:
+		break; /* above */
 	case FT_PATTERN:
 		if (cJSON_IsNumber(v)) {
 			if (json_int(v, 0, MAX_EXACT, &i))
@@ -425,8 +434,8 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 /* Where each region sits, relative to the carveout, as far as can be told
  * before running: kernel-chosen places are unknown and not range-checked. */
 struct sim {
-	int forks;
-	bool bound[MAX_REGIONS];
+	struct procs procs;
+	bool bound[MAX_PROCS][MAX_REGIONS]; /* per process: a fork copies its parent's */
 	bool known[MAX_REGIONS];
 	__int128 rel[MAX_REGIONS];
 	uint64_t len[MAX_REGIONS];
@@ -471,22 +480,32 @@ static int check_range(const struct scenario *sc, const struct load_opts *o, con
 	return 0;
 }
 
-static int check_refs(const struct scenario *sc, const struct sim *s, const struct step *st,
+/* Region ri is not bound in process in: say so, naming a process it is bound in. */
+static int unbound(const struct scenario *sc, const struct sim *s, int in, int ri, enum field_id f,
+		   struct err *err)
+{
+	for (int p = 0; p < s->procs.n; p++)
+		if (s->bound[p][ri])
+			return err_set(err, "%s: region '%s' is bound in process '%s', not in '%s'", field_defs[f].key,
+				       sc->names.name[ri], s->procs.name[p], s->procs.name[in]);
+	return err_set(err, "%s: region '%s' is not bound by an earlier mmap or mremap", field_defs[f].key,
+		       sc->names.name[ri]);
+}
+
+static int check_refs(const struct scenario *sc, const struct sim *s, int in, const struct step *st,
 		      struct err *err)
 {
 	for (int f = 0; f < FLD__COUNT; f++) {
 		const struct fval *fv = &st->f[f];
 		if (!fv->set)
 			continue;
-		if (field_defs[f].type == FT_REGION && !s->bound[names_find(&sc->names, fv->s)])
-			return err_set(err, "%s: region '%s' is not bound by an earlier mmap or mremap",
-				       field_defs[f].key, fv->s);
+		if (field_defs[f].type == FT_REGION && !s->bound[in][names_find(&sc->names, fv->s)])
+			return unbound(sc, s, in, names_find(&sc->names, fv->s), f, err);
 		int ne = field_defs[f].type == FT_ADDR ? 1 : field_defs[f].type == FT_ADDR2 ? 2 : 0;
 		for (int k = 0; k < ne; k++)
 			for (int t = 0; t < fv->e[k].n; t++)
-				if (fv->e[k].t[t].kind == TERM_REGION && !s->bound[fv->e[k].t[t].region])
-					return err_set(err, "%s: region '%s' is not bound by an earlier mmap or mremap",
-						       field_defs[f].key, sc->names.name[fv->e[k].t[t].region]);
+				if (fv->e[k].t[t].kind == TERM_REGION && !s->bound[in][fv->e[k].t[t].region])
+					return unbound(sc, s, in, fv->e[k].t[t].region, f, err);
 	}
 	return 0;
 }
@@ -498,7 +517,11 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 	const struct op_entry *op = st->op;
 	struct fval *f = st->f;
 
-	if (check_refs(sc, s, st, err))
+	/* the process the step goes to, as a run will pick it */
+	int in = procs_resolve(&s->procs, f[FLD_IN].set ? f[FLD_IN].s : NULL, err);
+	if (in < 0)
+		return -1;
+	if (check_refs(sc, s, in, st, err))
 		return -1;
 	if (op->check && op->check(sc, st, err))
 		return -1;
@@ -520,8 +543,21 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 		return err_set(err, "pattern: writes the range, so it cannot go with access=read");
 	if (trust_check(st, o->allow_dangerous, err))
 		return -1;
-	if (!strcmp(op->name, "fork") && ++s->forks > MAX_FORKS)
-		return err_set(err, "more than %d forks in one scenario", MAX_FORKS);
+	if (!strcmp(op->name, "fork")) {
+		char nm[MAX_NAME];
+		if (procs_fork_name(&s->procs, f[FLD_NAME].set ? f[FLD_NAME].s : NULL, nm, err))
+			return -1;
+		if (!f[FLD_ERRNO].set) { /* a fork that must fail makes no process */
+			int k = procs_add(&s->procs, in, nm);
+			memcpy(s->bound[k], s->bound[in], sizeof(s->bound[k]));
+		}
+		sc->forks++;
+	}
+	if (!strcmp(op->name, "exit")) {
+		if (procs_may_exit(&s->procs, in, err))
+			return -1;
+		s->procs.alive[in] = false;
+	}
 
 	/* placement */
 	uint64_t len = f[FLD_LEN].set ? f[FLD_LEN].u : kinfo.page_size;
@@ -553,7 +589,7 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 			int k = where ? sim_eval(s, where, &rel) : 0;
 			/* MAP_FIXED or MAP_FIXED_NOREPLACE: the region is where 'at' says */
 			bool fixed = !f[FLD_FLAGS].set || (f[FLD_FLAGS].u & (0x10 | 0x100000));
-			s->bound[ri] = true;
+			s->bound[in][ri] = true;
 			s->known[ri] = k > 0 && fixed && !may;
 			s->rel[ri] = rel;
 			s->len[ri] = len;
@@ -573,7 +609,7 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 				k = sim_eval(s, f[FLD_TO].e, &rel);
 			else if (!(f[FLD_FLAGS].u & 1)) /* stays in place without MAYMOVE */
 				k = sim_eval(s, where, &rel);
-			s->bound[ri] = true;
+			s->bound[in][ri] = true;
 			s->known[ri] = k > 0 && !may;
 			s->rel[ri] = rel;
 			s->len[ri] = new_len;
@@ -767,6 +803,7 @@ int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
 	sc->steps = xcalloc(n, sizeof(struct step));
 	sc->cap = n;
 	sim = xcalloc(1, sizeof(*sim));
+	procs_init(&sim->procs);
 	const cJSON *js;
 	cJSON_ArrayForEach(js, steps) {
 		struct step *st = &sc->steps[sc->nsteps];

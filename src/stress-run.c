@@ -205,9 +205,9 @@ static void rel(struct eng *e, uint64_t addr, char *buf, size_t len)
 static int kernel_pages(struct eng *e, struct vma **list, size_t *nl)
 {
 	uint64_t ps = kinfo.page_size, lo = e->r->base, hi = lo + (uint64_t)e->m.n * ps;
-	int rc = vma_list(&e->r->vs, lo, hi, list, nl);
+	int rc = vma_list(&e->r->cur->vs, lo, hi, list, nl);
 	if (rc < 0) {
-		snprintf(e->rd->error, sizeof(e->rd->error), "cannot list the VMAs of %d: %s", (int)e->r->pid,
+		snprintf(e->rd->error, sizeof(e->rd->error), "cannot list the VMAs of %d: %s", (int)e->r->cur->pid,
 			 strerror(-rc));
 		return -1;
 	}
@@ -303,11 +303,11 @@ static int check_vma_sources(struct eng *e, struct vma *q, size_t nq)
 	size_t nm = 0, i = 0, j = 0;
 	char a[64], b[64], ex[640], fd[640];
 
-	if (!e->r->vs.query)
+	if (!e->r->cur->vs.query)
 		return 0;
-	int rc = maps_parse_fd(e->r->vs.fd, &mp, &nm);
+	int rc = maps_parse_fd(e->r->cur->vs.fd, &mp, &nm);
 	if (rc < 0) {
-		snprintf(e->rd->error, sizeof(e->rd->error), "cannot parse /proc/%d/maps: %s", (int)e->r->pid,
+		snprintf(e->rd->error, sizeof(e->rd->error), "cannot parse /proc/%d/maps: %s", (int)e->r->cur->pid,
 			 strerror(-rc));
 		return -1;
 	}
@@ -328,7 +328,7 @@ static int check_vma_sources(struct eng *e, struct vma *q, size_t nq)
 		if (y) {
 			rel(e, y->start, a, sizeof(a));
 			rel(e, y->end, b, sizeof(b));
-			snprintf(ex, sizeof(ex), "/proc/%d/maps: VMA %s..%s %s", (int)e->r->pid, a, b, y->perms);
+			snprintf(ex, sizeof(ex), "/proc/%d/maps: VMA %s..%s %s", (int)e->r->cur->pid, a, b, y->perms);
 			uint64_t in = y->start < lo ? lo : y->start;
 			char ai[64];
 			rel(e, in, ai, sizeof(ai));
@@ -336,7 +336,7 @@ static int check_vma_sources(struct eng *e, struct vma *q, size_t nq)
 			cJSON_AddStringToObject(s, "start", a);
 			cJSON_AddStringToObject(s, "end", b);
 		} else {
-			snprintf(ex, sizeof(ex), "/proc/%d/maps: no more VMAs in the carveout", (int)e->r->pid);
+			snprintf(ex, sizeof(ex), "/proc/%d/maps: no more VMAs in the carveout", (int)e->r->cur->pid);
 		}
 		if (x) {
 			rel(e, x->start, a, sizeof(a));
@@ -365,7 +365,7 @@ static int check_vma_sources(struct eng *e, struct vma *q, size_t nq)
 static bool peek(struct eng *e, uint64_t addr, uint64_t *w)
 {
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)e->r->pid);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)e->r->cur->pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -535,13 +535,13 @@ static int check_relocated(struct eng *e, const struct stress_op *op)
 	struct vma vm;
 	char why[256], at[64], ex[640], fd[640];
 
-	if (vma_find(&e->r->vs, a, false, &vm) > 0) {
+	if (vma_find(&e->r->cur->vs, a, false, &vm) > 0) {
 		lo = vm.start;
 		hi = vm.end;
 		vma_clear(&vm);
 	}
-	if (xray_read(e->r->pid, lo, hi, true, &x, &n, why, sizeof(why)) < 0) {
-		snprintf(e->rd->error, sizeof(e->rd->error), "cannot read the x-ray of %d after a move: %s", (int)e->r->pid, why);
+	if (xray_read(e->r->cur->pid, lo, hi, true, &x, &n, why, sizeof(why)) < 0) {
+		snprintf(e->rd->error, sizeof(e->rd->error), "cannot read the x-ray of %d after a move: %s", (int)e->r->cur->pid, why);
 		return -1;
 	}
 	const struct xray_vma *v = xray_find(x, n, a);
@@ -667,9 +667,9 @@ int stress_round_run(const struct stress_cfg *cfg, struct stress_gen *gen, const
 		snprintf(path, sizeof(path), "%s/cgroup.procs", cfg->cgroup);
 		int fd = open(path, O_WRONLY | O_CLOEXEC);
 		if (fd >= 0) {
-			int n = snprintf(pid, sizeof(pid), "%d", (int)e.r->pid);
+			int n = snprintf(pid, sizeof(pid), "%d", (int)e.r->cur->pid);
 			if (write(fd, pid, n) != n)
-				fprintf(stderr, "anonremap: stress: cannot move %d into %s: %s\n", (int)e.r->pid, cfg->cgroup,
+				fprintf(stderr, "anonremap: stress: cannot move %d into %s: %s\n", (int)e.r->cur->pid, cfg->cgroup,
 					strerror(errno));
 			close(fd);
 		}

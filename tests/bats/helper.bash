@@ -120,7 +120,7 @@ assert_nothing_ran() {
 # assert_no_scenario_process: every pid the last result names is gone.
 assert_no_scenario_process() {
 	local pids pid
-	pids="$(jq -r '[.scenarios[] | (.pid, (.steps[]?.pid), (.dumps[]?.pid))]
+	pids="$(jq -r '[.scenarios[] | (.pid, (.steps[]?.pid), (.dumps[]?.pid), (.processes[]?.pid))]
 		| map(select(type == "number" and . > 0)) | unique | .[]' "$J")"
 	[[ -n "$pids" ]] || fail "the result names no scenario pid"
 	for pid in $pids; do
