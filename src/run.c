@@ -49,7 +49,7 @@ int run_check_range(struct run *r, const struct step *st, enum field_id id, uint
 	uint64_t lo = r->base - r->guard, hi = r->base + r->size + r->guard, base = r->base;
 	const struct expr *e = st->f[id].e;
 
-	if (r->opts->allow_outside)
+	if (r->opts->allow_outside || r->sc->allow_outside)
 		return 0;
 	if (id == FLD_REGION) {
 		base = r->bind[names_find(&r->sc->names, st->f[FLD_REGION].s)].addr;
@@ -470,7 +470,7 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 	cpu_share();
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct child_cfg cfg = { sc->size, sc->align, sc->guard, cmdp[0], repp[1], bellp[1] };
+		struct child_cfg cfg = { sc->size, sc->align, sc->guard, sc->fill, cmdp[0], repp[1], bellp[1] };
 		setpgid(0, 0);
 		close(cmdp[1]);
 		close(repp[0]);
@@ -515,6 +515,7 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 		cJSON_AddNumberToObject(carve, "guard_pages", (double)(r->guard / kinfo.page_size));
 		hex_format(sc->align, b, sizeof(b));
 		cJSON_AddStringToObject(carve, "align", b);
+		cJSON_AddBoolToObject(carve, "fill", sc->fill);
 		int vrc = vma_open(&r->vs, r->pid);
 		if (vrc < 0) {
 			snprintf(r->why, sizeof(r->why), "cannot open /proc/%d/maps: %s", (int)r->pid, strerror(-vrc));

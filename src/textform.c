@@ -197,10 +197,13 @@ static int header_line(cJSON *doc, char **tok, int n, struct err *err)
 	for (int i = 1; i < n; i++) {
 		char *eq = strchr(tok[i], '=');
 		if (!eq)
-			return err_set(err, "carveout: '%s' is not key=value (size, align, guard)", tok[i]);
+			return err_set(err, "carveout: '%s' is not key=value (size, align, guard, fill)", tok[i]);
 		*eq = 0;
 		cJSON_DeleteItemFromObject(c, tok[i]);
-		cJSON_AddItemToObject(c, tok[i], number_or_string(eq + 1));
+		if (!strcmp(eq + 1, "true") || !strcmp(eq + 1, "false")) /* fill */
+			cJSON_AddItemToObject(c, tok[i], cJSON_CreateBool(eq[1] == 't'));
+		else
+			cJSON_AddItemToObject(c, tok[i], number_or_string(eq + 1));
 	}
 	return 0;
 }

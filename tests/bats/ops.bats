@@ -159,6 +159,40 @@ relocate_supported() {
 	assert_jq 'vmas[0].vm_flags | any(.[]; . == "ac" or . == "nr")' 'false'
 }
 
+# --- the carveout -------------------------------------------------------------
+
+@test "carveout fill: false: holes inside, the guards stay; MAP_FIXED_NOREPLACE maps there" {
+	scen s.json <<'EOF'
+{"anonremap": 1, "carveout": {"size": "8p", "guard": "16p", "fill": false},
+ "steps": [
+   {"op": "dump", "label": "empty"},
+   {"op": "mmap", "name": "a", "at": "carveout+2p", "len": "2p", "prot": "rw",
+    "flags": ["PRIVATE", "ANONYMOUS", "FIXED_NOREPLACE"]},
+   {"op": "mmap", "at": "carveout+3p", "len": "2p", "prot": "rw",
+    "flags": ["PRIVATE", "ANONYMOUS", "FIXED_NOREPLACE"], "errno": "EEXIST"},
+   {"op": "mmap", "at": "carveout-1p", "len": "1p", "prot": "rw",
+    "flags": ["PRIVATE", "ANONYMOUS", "FIXED_NOREPLACE"], "errno": "EEXIST"},
+   {"op": "dump"}]}
+EOF
+	run_json "$S"
+	assert_success
+	assert_jq 'sc.carveout.fill' 'false'
+	assert_jq '[sc.dumps[0].vmas[] | .rel + " " + .perms] | join(", ")' \
+		'carveout-16p..carveout ---p, carveout+8p..carveout+24p ---p'
+	assert_jq '[vmas[] | .rel + " " + .perms] | join(", ")' \
+		'carveout-16p..carveout ---p, carveout+2p..carveout+4p rw-p, carveout+8p..carveout+24p ---p'
+	# the default fills: the same first mmap fails, the filler is there
+	run_json -e 'carveout size=8p guard=16p' \
+		-e 'mmap at=carveout+2p len=2p flags=private,anonymous,fixed_noreplace errno=EEXIST'
+	assert_success
+	assert_jq 'sc.carveout.fill' 'true'
+	# the text form's carveout line takes fill=false
+	run_json -e 'carveout size=8p guard=16p fill=false' \
+		-e 'mmap at=carveout+2p len=2p flags=private,anonymous,fixed_noreplace'
+	assert_success
+	assert_jq 'sc.carveout.fill' 'false'
+}
+
 # --- madvise ----------------------------------------------------------------
 
 @test "madvise dontneed: drops a faulted page (pages_state and rss)" {
