@@ -206,6 +206,8 @@ struct scenario {
 	cJSON *json;       /* the scenario as run */
 	uint32_t requires; /* bit per enum feature */
 	uint64_t size, align, guard;
+	bool fill;          /* carveout.fill: PROT_NONE filler stays after setup */
+	bool allow_outside; /* the header's allow_outside, as --allow-outside */
 	int nsteps, cap;
 	struct step *steps;
 	struct names names;
@@ -328,6 +330,7 @@ struct reply {
 };
 struct child_cfg {
 	uint64_t size, align, guard;
+	bool fill;
 	int cmd_fd, rep_fd;
 	int bell_fd;       /* a byte written when a chain of calls is done */
 	uint64_t max_file; /* RLIMIT_FSIZE of the scenario's files (0: none) */

@@ -241,9 +241,16 @@ void child_main(const struct child_cfg *cfg)
 	signal(SIGINT, SIG_IGN); /* Ctrl-C is anonremap's to handle */
 	signal(SIGPIPE, SIG_DFL);
 
-	/* Guard, carveout, guard: one PROT_NONE reservation, aligned inside. */
+	/* Guard, carveout, guard: one PROT_NONE reservation, aligned inside,
+	 * made with merge.c's very flags. Any flag the selftests' fixture does
+	 * not pass (MAP_NORESERVE above all: the filler would lack VM_ACCOUNT
+	 * after an mprotect to writable, and not merge with a fresh mapping
+	 * beside it) would make the filler's vm_flags differ from theirs.
+	 * Nothing else here touches the area: no madvise, no prctl, no other
+	 * mapping; the trimming munmaps and the unfilling one (fill: false)
+	 * only remove parts of it, which leaves the rest's flags alone. */
 	uint64_t total = cfg->guard * 2 + cfg->size + cfg->align;
-	char *p = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *p = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		rep.err = errno;
 		send_reply(&rep);
@@ -255,6 +262,10 @@ void child_main(const struct child_cfg *cfg)
 		munmap(p, lo - (uintptr_t)p);
 	if ((uintptr_t)p + total > hi)
 		munmap((void *)hi, (uintptr_t)p + total - hi);
+	/* Holes where the filler was, for MAP_FIXED_NOREPLACE and the like;
+	 * the guards stay, so nothing the kernel places lands beside them. */
+	if (!cfg->fill)
+		munmap((void *)base, cfg->size);
 	rep.base = base;
 	send_reply(&rep);
 

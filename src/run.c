@@ -57,7 +57,7 @@ int run_check_range(struct run *r, const struct step *st, enum field_id id, uint
 	const struct binding *b = NULL;
 	const struct expr *e = st->f[id].e;
 
-	if (r->opts->allow_outside)
+	if (r->opts->allow_outside || r->sc->allow_outside)
 		return 0;
 	if (id == FLD_REGION) {
 		b = &r->cur->bind[names_find(&r->sc->names, st->f[FLD_REGION].s)];
@@ -567,7 +567,7 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 	if (pid == 0) {
 		/* --max-rss bounds the scenario's files too: their pages are
 		 * memory (memfd) or disk (O_TMPFILE) the watchdog cannot see */
-		struct child_cfg cfg = { .size = sc->size, .align = sc->align, .guard = sc->guard,
+		struct child_cfg cfg = { .size = sc->size, .align = sc->align, .guard = sc->guard, .fill = sc->fill,
 					 .cmd_fd = cmdp[0][0], .rep_fd = repp[1], .bell_fd = bellp[1],
 					 .fork_fds = fork_fds, .nfork_fds = ncmd - 1,
 					 .max_file = r->opts->max_rss_kb * 1024 };

@@ -469,7 +469,7 @@ static int check_range(const struct scenario *sc, const struct load_opts *o, con
 	int k = sim_eval(s, e, &rel);
 	__int128 lo = -(__int128)sc->guard, hi = (__int128)sc->size + sc->guard;
 
-	if (o->allow_outside || k == 0)
+	if (o->allow_outside || sc->allow_outside || k == 0)
 		return 0;
 	if (k < 0)
 		return err_set(err, "%s: an absolute address is outside the reserved area (use --allow-outside)", what);
@@ -685,6 +685,7 @@ static int parse_carveout(struct scenario *sc, const char *file, const cJSON *c,
 	sc->size = DEFAULT_PAGES * kinfo.page_size;
 	sc->align = kinfo.page_size;
 	sc->guard = DEFAULT_GUARD;
+	sc->fill = true;
 	if (c && !cJSON_IsObject(c))
 		return err_set(err, "%s: carveout: expected an object", file);
 	cJSON_ArrayForEach(kv, c) {
@@ -705,8 +706,12 @@ static int parse_carveout(struct scenario *sc, const char *file, const cJSON *c,
 			if (!v || (v & (v - 1)) || v < kinfo.page_size || v > (1ull << 40))
 				return err_set(err, "%s: carveout: align: must be a power of two from a page to 1 TiB", file);
 			sc->align = v;
+		} else if (!strcmp(kv->string, "fill")) {
+			if (!cJSON_IsBool(kv))
+				return err_set(err, "%s: carveout: fill: expected true or false", file);
+			sc->fill = cJSON_IsTrue(kv);
 		} else {
-			return err_set(err, "%s: carveout: %s: unknown field (size, align, guard)", file, kv->string);
+			return err_set(err, "%s: carveout: %s: unknown field (size, align, guard, fill)", file, kv->string);
 		}
 	}
 	if (o->guard)
@@ -767,10 +772,16 @@ int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
 			}
 		} else if (!strcmp(k, "carveout")) {
 			carve = kv;
+		} else if (!strcmp(k, "allow_outside")) {
+			if (!cJSON_IsBool(kv)) {
+				err_set(err, "%s: allow_outside: expected true or false", file);
+				goto fail;
+			}
+			sc->allow_outside = cJSON_IsTrue(kv);
 		} else if (!strcmp(k, "steps")) {
 			steps = kv;
 		} else {
-			err_set(err, "%s: %s: unknown field (anonremap, name, description, source, requires, tags, carveout, params, variants, steps)",
+			err_set(err, "%s: %s: unknown field (anonremap, name, description, source, requires, tags, carveout, allow_outside, params, variants, steps)",
 				file, k);
 			goto fail;
 		}

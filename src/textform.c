@@ -157,7 +157,8 @@ static cJSON *step_line(char **tok, int n, struct err *err)
 	return js;
 }
 
-/* Scenario-level lines: name, description, source, requires, tags, carveout. */
+/* Scenario-level lines: name, description, source, requires, tags, carveout,
+ * allow_outside. */
 static int header_line(cJSON *doc, char **tok, int n, struct err *err)
 {
 	const char *k = tok[0];
@@ -190,24 +191,36 @@ static int header_line(cJSON *doc, char **tok, int n, struct err *err)
 		}
 		return 0;
 	}
-	/* carveout size=64p align=pmd guard=64m */
+	/* allow_outside [true|false]: the word alone is true */
+	if (!strcmp(k, "allow_outside")) {
+		if (n > 2 || (n == 2 && strcmp(tok[1], "true") && strcmp(tok[1], "false")))
+			return err_set(err, "allow_outside: expected nothing, true or false");
+		cJSON_DeleteItemFromObject(doc, k);
+		cJSON_AddBoolToObject(doc, k, n == 1 || !strcmp(tok[1], "true"));
+		return 0;
+	}
+	/* carveout size=64p align=pmd guard=64m fill=false */
 	cJSON *c = cJSON_GetObjectItem(doc, "carveout");
 	if (!c)
 		c = cJSON_AddObjectToObject(doc, "carveout");
 	for (int i = 1; i < n; i++) {
 		char *eq = strchr(tok[i], '=');
 		if (!eq)
-			return err_set(err, "carveout: '%s' is not key=value (size, align, guard)", tok[i]);
+			return err_set(err, "carveout: '%s' is not key=value (size, align, guard, fill)", tok[i]);
 		*eq = 0;
 		cJSON_DeleteItemFromObject(c, tok[i]);
-		cJSON_AddItemToObject(c, tok[i], number_or_string(eq + 1));
+		if (!strcmp(eq + 1, "true") || !strcmp(eq + 1, "false")) /* fill */
+			cJSON_AddItemToObject(c, tok[i], cJSON_CreateBool(eq[1] == 't'));
+		else
+			cJSON_AddItemToObject(c, tok[i], number_or_string(eq + 1));
 	}
 	return 0;
 }
 
 static bool is_header(const char *w)
 {
-	static const char *const h[] = { "name", "description", "source", "requires", "tags", "carveout", NULL };
+	static const char *const h[] = { "name", "description", "source", "requires", "tags", "carveout",
+					 "allow_outside", NULL };
 	for (int i = 0; h[i]; i++)
 		if (!strcmp(h[i], w))
 			return true;

@@ -356,6 +356,51 @@ EOF
 	assert_output --regexp "^$S: ok"
 }
 
+@test "header allow_outside: true is --allow-outside; it must be a boolean" {
+	# 48 TiB: above ASan's shadow, below its allocator, away from every
+	# mapping the kernel places; NOREPLACE so that nothing could be clobbered
+	scen out.json <<'EOF'
+{"anonremap": 1, "allow_outside": true, "carveout": {"size": "4p", "guard": "4p"},
+ "steps": [{"op": "mmap", "name": "far", "at": "0x300000000000", "len": "1p", "prot": "rw",
+            "flags": ["PRIVATE", "ANONYMOUS", "FIXED_NOREPLACE"]},
+           {"op": "fault", "region": "far"},
+           {"op": "munmap", "at": "carveout+4p", "len": "8p"}]}
+EOF
+	run_ar check "$S"
+	assert_success
+	run_json "$S"
+	assert_success
+	assert_jq 'st(0).ret' '0x300000000000'
+	assert_jq '[sc.steps[].status] | join(" ")' 'ok ok ok'
+	# without it, both are scenario errors
+	scen in.json <<'EOF'
+{"anonremap": 1, "carveout": {"size": "4p", "guard": "4p"},
+ "steps": [{"op": "mmap", "name": "far", "at": "0x300000000000", "len": "1p", "prot": "rw",
+            "flags": ["PRIVATE", "ANONYMOUS", "FIXED_NOREPLACE"]}]}
+EOF
+	assert_invalid "$S" "$S: step 0 (mmap): at: an absolute address is outside the reserved area (use --allow-outside)"
+	scen in2.json <<'EOF'
+{"anonremap": 1, "carveout": {"size": "4p", "guard": "4p"},
+ "steps": [{"op": "munmap", "at": "carveout+4p", "len": "8p"}]}
+EOF
+	assert_invalid "$S" "$S: step 0 (munmap): at: range leaves the reserved area (carveout and guards: carveout-4p..carveout+8p); use --allow-outside"
+	scen bad.json <<'EOF'
+{"anonremap": 1, "allow_outside": "yes", "steps": []}
+EOF
+	assert_invalid "$S" "$S: allow_outside: expected true or false"
+}
+
+@test "carveout fill must be a boolean; an unknown carveout field lists fill" {
+	scen bad.json <<'EOF'
+{"anonremap": 1, "carveout": {"fill": 0}, "steps": []}
+EOF
+	assert_invalid "$S" "$S: carveout: fill: expected true or false"
+	scen bad2.json <<'EOF'
+{"anonremap": 1, "carveout": {"filler": false}, "steps": []}
+EOF
+	assert_invalid "$S" "$S: carveout: filler: unknown field (size, align, guard, fill)"
+}
+
 @test "a range that leaves the reserved area (at, and mremap's to)" {
 	scen bad.json <<'EOF'
 {"anonremap": 1, "carveout": {"size": "30p", "guard": "100p"},

@@ -127,15 +127,70 @@ relocate_supported() {
 		'carveout+1p..carveout+2p rw-p, carveout+2p..carveout+4p r--p, carveout+4p..carveout+6p rw-p'
 }
 
-@test "mprotect region prot=none: the whole region becomes ---p and stays one VMA" {
+# Faulted first, as the selftests fault what they mprotect: the region keeps
+# its anon_vma and VM_ACCOUNT, so it cannot merge back into the filler.
+@test "mprotect region prot=none: the whole faulted region becomes ---p and stays one VMA" {
+	steps_scen s.json \
+		'{"op": "mmap", "name": "ptr", "at": "carveout+1p", "len": "5p"}' \
+		'{"op": "fault", "region": "ptr", "len": "5p"}' \
+		'{"op": "mprotect", "region": "ptr", "prot": "none"}' \
+		'{"op": "dump"}'
+	run_json "$S"
+	assert_success
+	assert_jq 'st(2).args.len' '20480'
+	assert_jq 'vma("carveout+1p") | .rel + " " + .perms' 'carveout+1p..carveout+6p ---p'
+	assert_jq 'vma("carveout+1p").vm_flags | contains(["ac"])' 'true'
+}
+
+# Unfaulted, mprotect drops VM_ACCOUNT (nothing was charged to a page), and
+# the region's flags become the filler's: the reservation, made as merge.c
+# makes its carveout, is one VMA again. With MAP_NORESERVE on the filler
+# (anonremap before issue 18) the region stayed apart.
+@test "mprotect unfaulted region prot=none: it merges back into the filler and guards" {
 	steps_scen s.json \
 		'{"op": "mmap", "name": "ptr", "at": "carveout+1p", "len": "5p"}' \
 		'{"op": "mprotect", "region": "ptr", "prot": "none"}' \
 		'{"op": "dump"}'
 	run_json "$S"
 	assert_success
-	assert_jq 'st(1).args.len' '20480'
-	assert_jq 'vma("carveout+1p") | .rel + " " + .perms' 'carveout+1p..carveout+6p ---p'
+	assert_jq 'vmas | length' '1'
+	# 64 MiB guards (16384 pages) around steps_scen's 64-page carveout
+	assert_jq 'vmas[0] | .rel + " " + .perms' 'carveout-16384p..carveout+16448p ---p'
+	assert_jq 'vmas[0].vm_flags | any(.[]; . == "ac" or . == "nr")' 'false'
+}
+
+# --- the carveout -------------------------------------------------------------
+
+@test "carveout fill: false: holes inside, the guards stay; MAP_FIXED_NOREPLACE maps there" {
+	scen s.json <<'EOF'
+{"anonremap": 1, "carveout": {"size": "8p", "guard": "16p", "fill": false},
+ "steps": [
+   {"op": "dump", "label": "empty"},
+   {"op": "mmap", "name": "a", "at": "carveout+2p", "len": "2p", "prot": "rw",
+    "flags": ["PRIVATE", "ANONYMOUS", "FIXED_NOREPLACE"]},
+   {"op": "mmap", "at": "carveout+3p", "len": "2p", "prot": "rw",
+    "flags": ["PRIVATE", "ANONYMOUS", "FIXED_NOREPLACE"], "errno": "EEXIST"},
+   {"op": "mmap", "at": "carveout-1p", "len": "1p", "prot": "rw",
+    "flags": ["PRIVATE", "ANONYMOUS", "FIXED_NOREPLACE"], "errno": "EEXIST"},
+   {"op": "dump"}]}
+EOF
+	run_json "$S"
+	assert_success
+	assert_jq 'sc.carveout.fill' 'false'
+	assert_jq '[sc.dumps[0].vmas[] | .rel + " " + .perms] | join(", ")' \
+		'carveout-16p..carveout ---p, carveout+8p..carveout+24p ---p'
+	assert_jq '[vmas[] | .rel + " " + .perms] | join(", ")' \
+		'carveout-16p..carveout ---p, carveout+2p..carveout+4p rw-p, carveout+8p..carveout+24p ---p'
+	# the default fills: the same first mmap fails, the filler is there
+	run_json -e 'carveout size=8p guard=16p' \
+		-e 'mmap at=carveout+2p len=2p flags=private,anonymous,fixed_noreplace errno=EEXIST'
+	assert_success
+	assert_jq 'sc.carveout.fill' 'true'
+	# the text form's carveout line takes fill=false
+	run_json -e 'carveout size=8p guard=16p fill=false' \
+		-e 'mmap at=carveout+2p len=2p flags=private,anonymous,fixed_noreplace'
+	assert_success
+	assert_jq 'sc.carveout.fill' 'false'
 }
 
 # --- madvise ----------------------------------------------------------------

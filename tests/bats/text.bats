@@ -306,6 +306,29 @@ got   : $m"
 	done
 }
 
+@test "text: 'allow_outside' and 'carveout fill=false' lines are the header's keys" {
+	scen hdr.txt <<'EOF'
+allow_outside
+carveout size=4p guard=4p fill=false
+mmap far at=0x300000000000 len=1p prot=rw flags=private,anonymous,fixed_noreplace
+mmap in at=carveout+1p len=1p prot=rw flags=private,anonymous,fixed_noreplace
+EOF
+	run --separate-stderr "$AR" check --print-json "$S"
+	assert_success
+	run jq -c '[.allow_outside, .carveout]' <<<"$output"
+	assert_output '[true,{"size":"4p","guard":"4p","fill":false}]'
+	run_json "$S"
+	assert_success
+	assert_jq '[st(0).ret, st(1).ret_rel] | join(" ")' '0x300000000000 carveout+1p'
+	# 'allow_outside false' is the default, and anything else is an error
+	run_json -e 'allow_outside false' -e 'carveout size=4p guard=4p' -e 'munmap at=carveout+4p len=8p'
+	assert_failure 2
+	assert_msg_parts -e:3 'range leaves the reserved area'
+	run_json -e 'allow_outside yes' -e dump
+	assert_failure 2
+	assert_msg_parts -e:1 'allow_outside: expected nothing, true or false'
+}
+
 @test "text: a mistyped flag names FILE:LINE, the op, the field and the nearest flag" {
 	scen bad.txt <<'EOF'
 name typo
