@@ -622,6 +622,7 @@ struct run *run_begin(struct scenario *sc, const struct run_opts *o, cJSON **res
 		cJSON_AddNumberToObject(carve, "guard_pages", (double)(r->guard / kinfo.page_size));
 		hex_format(sc->align, b, sizeof(b));
 		cJSON_AddStringToObject(carve, "align", b);
+		cJSON_AddBoolToObject(carve, "fill", sc->fill);
 		int vrc = vma_open(&r->cur->vs, r->cur->pid);
 		if (vrc < 0) {
 			snprintf(r->why, sizeof(r->why), "cannot open /proc/%d/maps: %s", (int)r->cur->pid, strerror(-vrc));
