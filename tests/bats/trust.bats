@@ -96,7 +96,7 @@ EOF
 	run_ar run -R "$d/null" -e 'mmap a at=carveout len=1p prot=rw'
 	assert_equal "$status" 0
 	[[ -c "$d/null" ]]
-	run bash -c "printf 'mmap a carveout 1p rw\n.save %s\n' '$d/null' | '$AR' shell"
+	run bash -c "printf 'mmap a at=carveout len=1p prot=rw\n.save %s\n' '$d/null' | '$AR' shell"
 	[[ -c "$d/null" ]]
 	assert_output --partial "saved"
 }
@@ -205,8 +205,8 @@ EOF
 }
 
 @test "trust: shell reports a NUL byte in a line instead of running what precedes it" {
-	run bash -c "printf 'mmap a carveout 1p rw\0 munmap a\ndump\n' | '$AR' shell"
-	assert_output --partial "error: <stdin>:1:22: NUL byte in the line; the line is ignored"
+	run bash -c "printf 'mmap a at=carveout len=1p prot=rw\0 munmap a\ndump\n' | '$AR' shell"
+	assert_output --partial "error: <stdin>:1:34: NUL byte in the line; the line is ignored"
 	# the mmap before the NUL did not run: the dump has the carveout alone
 	refute_output --partial "rw-p"
 }
