@@ -9,6 +9,10 @@
 #define GAP_NEAR_PAGES 16 /* a gap up to this is drawn as spaces, beyond it as a zig-zag */
 #define BOX_MIN 11        /* "-----------", as merge.c draws a 5-page VMA */
 #define GAP_WIDE_PAGES 5  /* a hole with room for such a VMA is drawn as wide as one */
+/* a box is drawn at most this many regions wide: its cell holds 127 columns */
+#define BOX_MAX_REGIONS 10
+#define ROW_LEN 2048
+#define REL_PAGES_MAX (1L << 52) /* pages: beyond any address */
 
 static bool colour;
 
@@ -52,7 +56,7 @@ static void print_args(FILE *fp, cJSON *args)
 		cJSON *rel = cJSON_GetObjectItemCaseSensitive(args, relkey);
 		fprintf(fp, "%s%s=", first ? "" : " ", a->string);
 		first = false;
-		if (rel) {
+		if (cJSON_IsString(rel)) {
 			fputs(rel->valuestring, fp);
 		} else if (cJSON_IsArray(a)) {
 			cJSON *it;
@@ -133,7 +137,8 @@ static void region_text(cJSON *reg, char *buf, size_t len)
 	} else if (cJSON_IsArray(reg)) {
 		cJSON *it;
 		cJSON_ArrayForEach(it, reg)
-			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? "+" : "", it->valuestring);
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", *buf ? "+" : "",
+				 cJSON_IsString(it) ? it->valuestring : "?");
 	} else {
 		snprintf(buf, len, "-");
 	}
@@ -160,17 +165,25 @@ static bool faulted(const char *ps)
 
 static long rel_pages(const char *rel, bool end)
 {
-	/* "carveout+1p..carveout+11p": the offset in pages of start or end */
+	/* "carveout+1p..carveout+11p": the offset in pages of start or end; 0
+	 * for anything else (an edited or truncated rel: only the picture's
+	 * gaps depend on it) */
+	static const char base[] = "carveout";
 	const char *p = end ? strstr(rel, "..") : rel;
 	if (!p)
 		return 0;
 	if (end)
 		p += 2;
-	p += strlen("carveout");
-	if (!*p || *p == '.')
+	if (strncmp(p, base, strlen(base)))
 		return 0;
-	long sign = *p == '-' ? -1 : 1;
-	return sign * strtol(p + 1, NULL, 0);
+	p += strlen(base);
+	if (*p != '+' && *p != '-')
+		return 0;
+	long sign = *p == '-' ? -1 : 1, v = strtol(p + 1, NULL, 0);
+	/* bounded, so that the gap between two VMAs cannot overflow a long */
+	if (v < 0 || v > REL_PAGES_MAX)
+		v = REL_PAGES_MAX;
+	return sign * v;
 }
 
 static void centre(char *out, size_t width, const char *s)
@@ -210,6 +223,10 @@ static void draw(FILE *fp, cJSON *vmas)
 		/* a merge of k regions is drawn as wide as k boxes, as the selftests do */
 		cJSON *reg = cJSON_GetObjectItem(v, "region");
 		int k = cJSON_IsArray(reg) ? cJSON_GetArraySize(reg) : 1;
+		if (k < 1)
+			k = 1;
+		if (k > BOX_MAX_REGIONS)
+			k = BOX_MAX_REGIONS;
 		x->w = BOX_MIN * k + (k - 1);
 		if (strlen(x->names) + 2 > x->w)
 			x->w = strlen(x->names) + 2;
@@ -223,36 +240,33 @@ static void draw(FILE *fp, cJSON *vmas)
 	if (!n)
 		return;
 	/* rows: 0 perms, 1 zig-zag top, 2 border, 3 label, 4 border, 5 names */
-	char row[6][2048];
+	char row[6][ROW_LEN];
 	for (int r = 0; r < 6; r++)
 		row[r][0] = 0;
 	for (int i = 0; i < n; i++) {
 		char cell[128];
 		const char *gap5[6] = { "     ", "  \\  ", "  /  ", "  \\  ", "  /  ", "  \\  " };
-		if (b[i].gap == 2) {
-			for (int r = 0; r < 6; r++)
-				strcat(row[r], r == 0 ? "     " : gap5[r]);
-		} else if (b[i].gap == 1) {
-			for (int r = 0; r < 6; r++)
-				strcat(row[r], "  ");
-		} else if (b[i].gap == 3) {
-			for (int r = 0; r < 6; r++)
-				strcat(row[r], "           ");
-		}
+		/* 64 boxes may not fit a row: each append is cut at its end */
+		for (int r = 0; r < 6; r++)
+			snprintf(row[r] + strlen(row[r]), ROW_LEN - strlen(row[r]), "%s",
+				 b[i].gap == 2 ? (r == 0 ? "     " : gap5[r])
+				 : b[i].gap == 1 ? "  "
+				 : b[i].gap == 3 ? "           "
+						 : "");
 		size_t w = b[i].w;
 		bool open = i == 0 || b[i].gap;
 		/* adjacent boxes share their wall */
 		centre(cell, w, b[i].perms);
-		snprintf(row[0] + strlen(row[0]), 2048 - strlen(row[0]), "%s%s ", open ? " " : "", cell);
-		snprintf(row[1] + strlen(row[1]), 2048 - strlen(row[1]), "%*s", (int)(w + 1 + open), "");
+		snprintf(row[0] + strlen(row[0]), ROW_LEN - strlen(row[0]), "%s%s ", open ? " " : "", cell);
+		snprintf(row[1] + strlen(row[1]), ROW_LEN - strlen(row[1]), "%*s", (int)(w + 1 + open), "");
 		memset(cell, '-', w);
 		cell[w] = 0;
-		snprintf(row[2] + strlen(row[2]), 2048 - strlen(row[2]), "%s%s|", open ? "|" : "", cell);
-		snprintf(row[4] + strlen(row[4]), 2048 - strlen(row[4]), "%s%s|", open ? "|" : "", cell);
+		snprintf(row[2] + strlen(row[2]), ROW_LEN - strlen(row[2]), "%s%s|", open ? "|" : "", cell);
+		snprintf(row[4] + strlen(row[4]), ROW_LEN - strlen(row[4]), "%s%s|", open ? "|" : "", cell);
 		centre(cell, w, b[i].label);
-		snprintf(row[3] + strlen(row[3]), 2048 - strlen(row[3]), "%s%s|", open ? "|" : "", cell);
+		snprintf(row[3] + strlen(row[3]), ROW_LEN - strlen(row[3]), "%s%s|", open ? "|" : "", cell);
 		centre(cell, w, b[i].names);
-		snprintf(row[5] + strlen(row[5]), 2048 - strlen(row[5]), "%s%s ", open ? " " : "", cell);
+		snprintf(row[5] + strlen(row[5]), ROW_LEN - strlen(row[5]), "%s%s ", open ? " " : "", cell);
 	}
 	for (int r = 0; r < 6; r++) {
 		if (r == 0 && !perms_differ)
@@ -324,8 +338,13 @@ int out_text(cJSON *doc, FILE *fp)
 
 	colour = isatty(fileno(fp)) && !getenv("NO_COLOR");
 	fprintf(fp, "anonremap %s on Linux %s\n", str(doc, "version"), str(k, "release"));
-	cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc, "scenarios"))
+	/* SIGPIPE is ignored (main.c): once the reader is gone every write
+	 * fails, and the rest of a large result is not worth drawing */
+	cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc, "scenarios")) {
+		if (ferror(fp))
+			return -1;
 		out_text_scenario(fp, sc);
+	}
 	cJSON *s = cJSON_GetObjectItem(doc, "summary");
 	if (s)
 		fprintf(fp, "\nsummary: %.0f pass, %.0f fail, %.0f skip, %.0f error\n", num(s, "pass"), num(s, "fail"),
