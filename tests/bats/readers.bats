@@ -161,3 +161,57 @@ big() {
 	# most edits are type errors the readers refuse: the check is in effect
 	[ "$refused" -gt "$n" ]
 }
+
+@test "replay of the whole library on the kernel that recorded it: every scenario the same" {
+	local lib="$BATS_TEST_TMPDIR/lib.json" xsan=()
+	# as scenarios.bats runs it: slow and perf are left to the VM, and the
+	# sanitized build leaves out what takes it minutes
+	[[ "${ANONREMAP_SANITIZED:-0}" == 1 ]] && xsan=(-x asan-slow)
+	"$AR" run -k -t 120 -x slow -x perf "${xsan[@]}" -f json -o "$lib" "$ANONREMAP_SCENARIO_DIR"/*.json || true
+	n=$(jq '.scenarios | length' "$lib")
+	[ "$n" -gt 50 ]
+	# forks and kernel-placed moves are in it (what used to differ)
+	jq -e '[.scenarios[].steps[] | select(.op == "fork" and .ret > 0)] | length > 0' "$lib"
+	jq -e '[.scenarios[].steps[] | select(.op == "mremap" and (.args.flags | index("MREMAP_DONTUNMAP"))
+		and (.args.flags | index("MREMAP_FIXED") | not) and .ret_rel != .args.old_address_rel)] | length > 0' "$lib"
+	run_ar replay -f json "$lib"
+	[ "$status" -eq 0 ] || fail "replay exited $status: $(jq -c '[.scenarios[] | select(.same | not)]' <<<"$output")"
+	[ "$(jq '[.scenarios[] | select(.same)] | length' <<<"$output")" -eq "$n" ]
+	run_ar replay "$lib"
+	assert_success
+	assert_line "forked_target_vma: same"
+	assert_line "forked_source_vma: same"
+	refute_output --partial DIFFERENT
+}
+
+@test "a genuine difference still says DIFFERENT: bounds, a failed fork, an in-place move" {
+	local rec="$BATS_TEST_TMPDIR/rec.json"
+	"$AR" run -f json -o "$rec" "$ANONREMAP_SCENARIO_DIR/forked_source_vma.json" \
+		"$ANONREMAP_SCENARIO_DIR/mremap_dontunmap_simple.json"
+	run_ar replay "$rec"
+	assert_success
+	# the last dump of the fork scenario, its second VMA one page shorter
+	jq '(.scenarios[0].dumps[-1].vmas[1].rel) |= sub("\\+(?<n>[0-9]+)p$"; "+\(.n | tonumber - 1)p")' "$rec" >"$BATS_TEST_TMPDIR/bounds.json"
+	run_ar replay "$BATS_TEST_TMPDIR/bounds.json"
+	assert_failure 1
+	assert_line "forked_source_vma: DIFFERENT"
+	assert_line --regexp '^  dump [0-9]+ .*: vma: recorded carveout\+[0-9]+p\.\.carveout\+[0-9]+p [-rwxps]+, now absent$'
+	assert_line "mremap_dontunmap_simple: same"
+	# a fork that failed is not "a child pid"
+	jq '(.scenarios[0].steps[] | select(.op == "fork") | .ret) = -1' "$rec" >"$BATS_TEST_TMPDIR/nofork.json"
+	run_ar replay "$BATS_TEST_TMPDIR/nofork.json"
+	assert_failure 1
+	assert_line --regexp '^  step [0-9]+ \(fork\): ret: recorded -1, now a child pid$'
+	# a move the kernel placed, recorded as done in place
+	jq '(.scenarios[1].steps[] | select(.op == "mremap") | .ret_rel) |= "carveout+1p"' "$rec" >"$BATS_TEST_TMPDIR/inplace.json"
+	run_ar replay "$BATS_TEST_TMPDIR/inplace.json"
+	assert_failure 1
+	assert_line "  step 3 (mremap): ret: recorded at old_address (as asked), now not at old_address: where the kernel chose"
+	# and diff compares alike: the two recordings are the same, the edit is not
+	"$AR" run -f json -o "$BATS_TEST_TMPDIR/rec2.json" "$ANONREMAP_SCENARIO_DIR/forked_source_vma.json" \
+		"$ANONREMAP_SCENARIO_DIR/mremap_dontunmap_simple.json"
+	run_ar diff "$rec" "$BATS_TEST_TMPDIR/rec2.json"
+	assert_success
+	run_ar diff "$BATS_TEST_TMPDIR/bounds.json" "$BATS_TEST_TMPDIR/rec2.json"
+	assert_failure 1
+}
