@@ -73,7 +73,9 @@ static void print_args(FILE *fp, cJSON *args)
 			double v = a->valuedouble;
 			uint64_t ps = kinfo.page_size;
 			bool sz = (kl >= 3 && !strcmp(a->string + kl - 3, "len")) || (kl >= 4 && !strcmp(a->string + kl - 4, "size"));
-			if (sz && v >= ps && (uint64_t)v % ps == 0)
+			/* in pages only where the size is one a call can take: an
+			 * edited 1e102 does not fit the integer it is divided as */
+			if (sz && v >= ps && v < 0x1p63 && (uint64_t)v % ps == 0)
 				fprintf(fp, "%.0fp", v / ps);
 			else
 				fprintf(fp, "%.0f", v);

@@ -120,6 +120,13 @@ each_reader() {
 	each_reader 2 ": .scenarios[0].dumps[1].vmas[0].rel: expected a string, got a number"
 }
 
+@test "a size too large for any call is printed as a number (the fuzzer's 1e102 len)" {
+	mutate '.scenarios[0].steps[0].args.len = 2.02222e+102'
+	run_ar show "$M"
+	assert_success
+	assert_output --regexp '\[ 0\] mmap +addr=carveout\+1p len=2022220000'
+}
+
 # big: 500 copies of the result's scenario, far more text than a pipe
 # holds, each with a VMA whose rel diff's table cannot place (the table
 # once looped on it, writing for ever to a reader long gone)
