@@ -6,7 +6,7 @@
 #   scripts/fuzz.sh [--time SECONDS] [--jobs N] [--build-only] [--no-merge]
 #                   [--merge-only] [--full-merge] [HARNESS...]
 #
-# HARNESS is scenario, textform, expr or procparsers (default: all four);
+# HARNESS is scenario, textform, expr, procparsers or result (default: all five);
 # each runs for SECONDS (default 600), N at a time (default 1). Packages:
 # apt-get install -y clang libclang-rt-14-dev (libFuzzer), and a configured
 # tree (config.h in the top build dir: $BUILD_DIR, default the source dir).
@@ -34,7 +34,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${BUILD_DIR:-$src}" && pwd)
 work=${FUZZ_WORK:-$src/build-fuzz}
 CC=${FUZZ_CC:-clang}
-all=(scenario textform expr procparsers)
+all=(scenario textform expr procparsers result)
 time=600 jobs=1 build_only=0 merge=1 fuzz=1 counters=0
 harnesses=()
 
@@ -75,8 +75,9 @@ mkdir -p "$work/obj" "$work/bin"
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 # (the escaped quotes make SCENARIODIR a C string; a path with spaces is not supported)
 # shellcheck disable=SC2089,SC2090
-cflags="-g -O1 -std=gnu11 $san -DSCENARIODIR=\"$src/scenarios\" -I$build -I$src/src $(pkg-config --cflags libcjson libproc2 2>/dev/null || true)"
-libs="$(pkg-config --libs libcjson libproc2 2>/dev/null || echo -lcjson -lproc2)"
+cflags="-g -O1 -std=gnu11 $san -DSCENARIODIR=\"$src/scenarios\" -I$build -I$src/src $(pkg-config --cflags libcjson libproc2 zlib 2>/dev/null || true)"
+# zlib: report.c (config.gz), which the result harness links
+libs="$(pkg-config --libs libcjson libproc2 zlib 2>/dev/null || echo -lcjson -lproc2 -lz)"
 
 # shellcheck disable=SC2317 # run by xargs
 compile() { # SRC.c OBJ.o
@@ -152,12 +153,13 @@ seed() { # HARNESS: fill $work/seeds/HARNESS
 		cp "$src"/tests/data/* "$d"/
 		cat /proc/self/maps >"$d/self-maps" || true
 		cat /proc/self/smaps >"$d/self-smaps" || true ;;
+	result) ;; # tests/fuzz/seeds/result: small real results (anonremap run -f json)
 	esac
 }
 
 maxlen() {
 	case $1 in
-	scenario | textform | procparsers) echo 65536 ;;
+	scenario | textform | procparsers | result) echo 65536 ;;
 	expr) echo 4096 ;;
 	esac
 }

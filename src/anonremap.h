@@ -498,7 +498,12 @@ struct compare_opts {
 cJSON *compare_scenarios(cJSON *a, cJSON *b, const struct compare_opts *o);
 cJSON *compare_features(cJSON *a, cJSON *b);
 int result_load(const char *path, cJSON **out, struct err *err);
+int result_parse_buf(const char *name, const char *buf, size_t len, cJSON **out, struct err *err);
+/* result-schema.c: every field the readers use has the type they expect */
+int result_check(const char *file, const cJSON *doc, struct err *err);
 void print_diffs(FILE *fp, cJSON *diffs, const char *la, const char *lb);
+/* cmd-diff.c: two dumps' VMAs side by side, in address order */
+void diff_side_by_side(FILE *fp, cJSON *da, cJSON *db);
 
 /* output: out-json.c, out-text.c, out-ktap.c */
 enum out_format { OUT_JSON, OUT_TEXT, OUT_KTAP };

@@ -43,28 +43,34 @@ static error_t diff_parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
+/* The page offset of one end of a rel ("carveout+11p"): false for anything
+ * else, a region's name included (an edited file; the names an expression
+ * interns are freed here, or each turn leaked them). */
+static bool rel_end(const char *text, long *pages)
+{
+	struct names nm = { 0 };
+	struct expr x;
+	__int128 c;
+	bool ok = !expr_parse(text, &nm, &x, NULL) && !nm.n && expr_const(&x, &c);
+
+	for (int i = 0; i < nm.n; i++)
+		free(nm.name[i]);
+	if (ok)
+		*pages = (long)(c / (__int128)kinfo.page_size);
+	return ok;
+}
+
 /* Page offsets of a VMA from its rel ("carveout+1p..carveout+11p"). */
 static bool span(cJSON *v, long *s, long *e)
 {
 	const char *rel = cJSON_GetStringValue(cJSON_GetObjectItem(v, "rel"));
 	const char *dots = rel ? strstr(rel, "..") : NULL;
-	struct names nm = { 0 };
-	struct expr x;
 	char first[128];
-	__int128 c;
 
 	if (!dots || (size_t)(dots - rel) >= sizeof(first))
 		return false;
 	snprintf(first, sizeof(first), "%.*s", (int)(dots - rel), rel);
-	if (expr_parse(first, &nm, &x, NULL))
-		return false;
-	expr_const(&x, &c);
-	*s = (long)(c / (__int128)kinfo.page_size);
-	if (expr_parse(dots + 2, &nm, &x, NULL))
-		return false;
-	expr_const(&x, &c);
-	*e = (long)(c / (__int128)kinfo.page_size);
-	return true;
+	return rel_end(first, s) && rel_end(dots + 2, e);
 }
 
 static void cell(char *buf, size_t len, cJSON *v)
@@ -74,13 +80,14 @@ static void cell(char *buf, size_t len, cJSON *v)
 		return;
 	}
 	const char *ps = cJSON_GetStringValue(cJSON_GetObjectItem(v, "pages_state"));
-	snprintf(buf, len, "%s %s %.16s", cJSON_GetStringValue(cJSON_GetObjectItem(v, "rel")),
-		 cJSON_GetStringValue(cJSON_GetObjectItem(v, "perms")), ps ? ps : "");
+	const char *rel = cJSON_GetStringValue(cJSON_GetObjectItem(v, "rel"));
+	const char *perms = cJSON_GetStringValue(cJSON_GetObjectItem(v, "perms"));
+	snprintf(buf, len, "%s %s %.16s", rel ? rel : "?", perms ? perms : "", ps ? ps : "");
 }
 
 /* VMAs of both sides in address order; a VMA of one side that covers several
  * of the other is called out as merged there and split here. */
-static void side_by_side(FILE *fp, cJSON *da, cJSON *db)
+void diff_side_by_side(FILE *fp, cJSON *da, cJSON *db)
 {
 	cJSON *va = cJSON_GetObjectItem(da, "vmas"), *vb = cJSON_GetObjectItem(db, "vmas");
 	int na = cJSON_GetArraySize(va), nb = cJSON_GetArraySize(vb), i = 0, j = 0;
@@ -97,7 +104,9 @@ static void side_by_side(FILE *fp, cJSON *da, cJSON *db)
 			cell(ca, sizeof(ca), l);
 			cell(cb, sizeof(cb), r);
 			note = strcmp(ca, cb) ? "  <-- differs" : "";
-		} else if (hx && (!hy || xs < ys || (xs == ys && xe > ye))) {
+		} else if (x && (!y || (hx && (!hy || xs < ys || (xs == ys && xe > ye))))) {
+			/* each turn takes a VMA from one side or both: a VMA without a
+			 * readable span (an edited rel) is shown alone, never stalls */
 			l = x, i++;
 			if (hy && xs <= ys && xe >= ye)
 				note = "  <-- one VMA in A, split in B";
@@ -155,6 +164,12 @@ int cmd_diff(int argc, char **argv)
 	}
 	cJSON_ArrayForEach(x, sa) {
 		cJSON *y = NULL, *t;
+		/* SIGPIPE is ignored (main.c): a reader that went away (diff | head)
+		 * shows as a write error; the rest is not worth comparing */
+		if (ferror(stdout)) {
+			rc = EXIT_ERROR;
+			break;
+		}
 		const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(x, "name"));
 		if (by_name) {
 			cJSON_ArrayForEach(t, sb)
@@ -204,7 +219,7 @@ int cmd_diff(int argc, char **argv)
 				printf("  dump after step %.0f%s%s: A %.0f VMAs, B %.0f VMAs (%+.0f)\n",
 				       cJSON_GetNumberValue(cJSON_GetObjectItem(da, "after_step")), lab && *lab ? " " : "",
 				       lab ? lab : "", ca, cb, cb - ca);
-				side_by_side(stdout, da, db);
+				diff_side_by_side(stdout, da, db);
 			}
 			if (cJSON_GetArraySize(diffs)) {
 				printf("  differences:\n");
@@ -245,7 +260,7 @@ int cmd_diff(int argc, char **argv)
 	cJSON_AddBoolToObject(out, "same", rc == EXIT_PASS);
 	if (a.format == OUT_JSON)
 		out_json(out, stdout);
-	if (fflush(stdout))
+	if (fflush(stdout) || ferror(stdout))
 		rc = EXIT_ERROR;
 	cJSON_Delete(out);
 	cJSON_Delete(A);

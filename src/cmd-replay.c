@@ -116,13 +116,15 @@ int cmd_replay(int argc, char **argv)
 				print_diffs(stdout, feat, "recorded", "now");
 			}
 			cJSON_ArrayForEach(sc, outs) {
+				if (ferror(stdout)) /* the reader is gone: SIGPIPE is ignored */
+					break;
 				bool same = cJSON_IsTrue(cJSON_GetObjectItem(sc, "same"));
 				printf("%s: %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(sc, "name")),
 				       same ? "same" : "DIFFERENT");
 				print_diffs(stdout, cJSON_GetObjectItem(sc, "differences"), "recorded", "now");
 			}
 		}
-		if (fflush(stdout))
+		if (fflush(stdout) || ferror(stdout))
 			rc = EXIT_ERROR;
 	}
 	cJSON_Delete(out);

@@ -31,6 +31,8 @@ int out_ktap(cJSON *doc, FILE *fp)
 	fprintf(fp, "TAP version 13\n1..%d\n", cJSON_GetArraySize(scs));
 	cJSON_ArrayForEach(sc, scs) {
 		const char *st = str(sc, "status"), *name = esc_ktap_name(str(sc, "name"));
+		if (ferror(fp)) /* the reader is gone (SIGPIPE is ignored): stop */
+			return -1;
 		n++;
 		if (!strcmp(st, "pass")) {
 			pass++;

@@ -9,6 +9,9 @@
 #define GAP_NEAR_PAGES 16 /* a gap up to this is drawn as spaces, beyond it as a zig-zag */
 #define BOX_MIN 11        /* "-----------", as merge.c draws a 5-page VMA */
 #define GAP_WIDE_PAGES 5  /* a hole with room for such a VMA is drawn as wide as one */
+/* a box is drawn at most this many regions wide: wider reads no better */
+#define BOX_MAX_REGIONS 10
+#define REL_PAGES_MAX (1L << 52) /* pages: beyond any address */
 
 static bool colour;
 
@@ -70,7 +73,9 @@ static void print_args(FILE *fp, cJSON *args)
 			double v = a->valuedouble;
 			uint64_t ps = kinfo.page_size;
 			bool sz = (kl >= 3 && !strcmp(a->string + kl - 3, "len")) || (kl >= 4 && !strcmp(a->string + kl - 4, "size"));
-			if (sz && v >= ps && (uint64_t)v % ps == 0)
+			/* in pages only where the size is one a call can take: an
+			 * edited 1e102 does not fit the integer it is divided as */
+			if (sz && v >= ps && v < 0x1p63 && (uint64_t)v % ps == 0)
 				fprintf(fp, "%.0fp", v / ps);
 			else
 				fprintf(fp, "%.0f", v);
@@ -168,17 +173,25 @@ static bool faulted(const char *ps)
 
 static long rel_pages(const char *rel, bool end)
 {
-	/* "carveout+1p..carveout+11p": the offset in pages of start or end */
+	/* "carveout+1p..carveout+11p": the offset in pages of start or end; 0
+	 * for anything else (an edited or truncated rel: only the picture's
+	 * gaps depend on it) */
+	static const char base[] = "carveout";
 	const char *p = end ? strstr(rel, "..") : rel;
 	if (!p)
 		return 0;
 	if (end)
 		p += 2;
-	p += strlen("carveout");
-	if (!*p || *p == '.')
+	if (strncmp(p, base, strlen(base)))
 		return 0;
-	long sign = *p == '-' ? -1 : 1;
-	return sign * strtol(p + 1, NULL, 0);
+	p += strlen(base);
+	if (*p != '+' && *p != '-')
+		return 0;
+	long sign = *p == '-' ? -1 : 1, v = strtol(p + 1, NULL, 0);
+	/* bounded, so that the gap between two VMAs cannot overflow a long */
+	if (v < 0 || v > REL_PAGES_MAX)
+		v = REL_PAGES_MAX;
+	return sign * v;
 }
 
 static void centre(char *out, size_t width, const char *s)
@@ -218,6 +231,10 @@ static void draw(FILE *fp, cJSON *vmas)
 		/* a merge of k regions is drawn as wide as k boxes, as the selftests do */
 		cJSON *reg = cJSON_GetObjectItem(v, "region");
 		int k = cJSON_IsArray(reg) ? cJSON_GetArraySize(reg) : 1;
+		if (k < 1)
+			k = 1;
+		if (k > BOX_MAX_REGIONS)
+			k = BOX_MAX_REGIONS;
 		x->w = BOX_MIN * k + (k - 1);
 		if (strlen(x->names) + 2 > x->w)
 			x->w = strlen(x->names) + 2;
@@ -328,8 +345,13 @@ int out_text(cJSON *doc, FILE *fp)
 
 	colour = isatty(fileno(fp)) && !getenv("NO_COLOR");
 	fprintf(fp, "anonremap %s on Linux %s\n", str(doc, "version"), str(k, "release"));
-	cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc, "scenarios"))
+	/* SIGPIPE is ignored (main.c): once the reader is gone every write
+	 * fails, and the rest of a large result is not worth drawing */
+	cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc, "scenarios")) {
+		if (ferror(fp))
+			return -1;
 		out_text_scenario(fp, sc);
+	}
 	cJSON *s = cJSON_GetObjectItem(doc, "summary");
 	if (s)
 		fprintf(fp, "\nsummary: %.0f pass, %.0f fail, %.0f skip, %.0f error\n", num(s, "pass"), num(s, "fail"),

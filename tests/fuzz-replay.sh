@@ -16,7 +16,7 @@ export ASAN_OPTIONS UBSAN_OPTIONS
 
 fail=0
 total=0
-for h in scenario textform expr procparsers; do
+for h in scenario textform expr procparsers result; do
 	bin=$bld/tests/fuzz/replay-$h
 	if [ ! -x "$bin" ]; then
 		echo "FAIL $h: $bin is not built (make check builds it)"

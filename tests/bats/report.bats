@@ -182,7 +182,7 @@ JSON
 		assert_output --partial "unsupported format version"
 		run "$AR" "$cmd" "${pre[@]}" "$BATS_TEST_TMPDIR/nosteps.json"
 		assert_failure 2
-		assert_output --partial "lacks name, status, scenario or steps"
+		assert_output --partial "nosteps.json: .scenarios[0].steps: missing"
 		run "$AR" "$cmd" "${pre[@]}" "$BATS_TEST_TMPDIR/scenario.json"
 		assert_failure 2
 		assert_output --partial "not a result"
