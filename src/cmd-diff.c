@@ -82,7 +82,8 @@ static void cell(char *buf, size_t len, cJSON *v)
 	const char *ps = cJSON_GetStringValue(cJSON_GetObjectItem(v, "pages_state"));
 	const char *rel = cJSON_GetStringValue(cJSON_GetObjectItem(v, "rel"));
 	const char *perms = cJSON_GetStringValue(cJSON_GetObjectItem(v, "perms"));
-	snprintf(buf, len, "%s %s %.16s", rel ? rel : "?", perms ? perms : "", ps ? ps : "");
+	snprintf(buf, len, "%s %s %.16s", rel ? esc_text(rel) : "?", perms ? esc_text(perms) : "", ps ? esc_text(ps) : "");
+	esc_release();
 }
 
 /* VMAs of both sides in address order; a VMA of one side that covers several
@@ -188,7 +189,7 @@ int cmd_diff(int argc, char **argv)
 			cJSON_AddStringToObject(o, "note", "only in A");
 			rc = EXIT_FAIL;
 			if (a.format == OUT_TEXT)
-				printf("\n== %s: only in A\n", name);
+				printf("\n== %s: only in A\n", esc_text(name));
 			continue;
 		}
 		cJSON *diffs = compare_scenarios(x, y, &a.co);
@@ -205,9 +206,11 @@ int cmd_diff(int argc, char **argv)
 			cJSON_AddItemToArray(counts, c);
 		}
 		if (a.format == OUT_TEXT) {
-			printf("\n== A %s (%s) | B %s (%s)\n", name, cJSON_GetStringValue(cJSON_GetObjectItem(x, "status")),
-			       cJSON_GetStringValue(cJSON_GetObjectItem(y, "name")),
-			       cJSON_GetStringValue(cJSON_GetObjectItem(y, "status")));
+			printf("\n== A %s (%s) | B %s (%s)\n", esc_text(name),
+			       esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(x, "status"))),
+			       esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(y, "name"))),
+			       esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(y, "status"))));
+			esc_release();
 			for (int d = 0; d < nd; d++) {
 				cJSON *da = cJSON_GetArrayItem(cJSON_GetObjectItem(x, "dumps"), d);
 				cJSON *db = cJSON_GetArrayItem(cJSON_GetObjectItem(y, "dumps"), d);
@@ -218,7 +221,8 @@ int cmd_diff(int argc, char **argv)
 				const char *lab = cJSON_GetStringValue(cJSON_GetObjectItem(da, "label"));
 				printf("  dump after step %.0f%s%s: A %.0f VMAs, B %.0f VMAs (%+.0f)\n",
 				       cJSON_GetNumberValue(cJSON_GetObjectItem(da, "after_step")), lab && *lab ? " " : "",
-				       lab ? lab : "", ca, cb, cb - ca);
+				       lab ? esc_text(lab) : "", ca, cb, cb - ca);
+				esc_release();
 				diff_side_by_side(stdout, da, db);
 			}
 			if (cJSON_GetArraySize(diffs)) {
@@ -250,7 +254,7 @@ int cmd_diff(int argc, char **argv)
 			cJSON_AddItemToArray(outs, o);
 			rc = EXIT_FAIL;
 			if (a.format == OUT_TEXT)
-				printf("\n== %s: only in B\n", name);
+				printf("\n== %s: only in B\n", esc_text(name));
 		}
 	} else if (cJSON_GetArraySize(sb) > cJSON_GetArraySize(sa)) {
 		rc = EXIT_FAIL;

@@ -43,11 +43,14 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 void print_diffs(FILE *fp, cJSON *diffs, const char *la, const char *lb)
 {
 	cJSON *d;
-	cJSON_ArrayForEach(d, diffs)
-		fprintf(fp, "  %s: %s: %s %s, %s %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(d, "where")),
-			cJSON_GetStringValue(cJSON_GetObjectItem(d, "field")), la,
-			cJSON_GetStringValue(cJSON_GetObjectItem(d, "a")), lb,
-			cJSON_GetStringValue(cJSON_GetObjectItem(d, "b")));
+	/* the values come from a result file: escaped (escape.c) */
+	cJSON_ArrayForEach(d, diffs) {
+		fprintf(fp, "  %s: %s: %s %s, %s %s\n", esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(d, "where"))),
+			esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(d, "field"))), la,
+			esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(d, "a"))), lb,
+			esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(d, "b"))));
+		esc_release();
+	}
 }
 
 int cmd_replay(int argc, char **argv)
@@ -119,8 +122,9 @@ int cmd_replay(int argc, char **argv)
 				if (ferror(stdout)) /* the reader is gone: SIGPIPE is ignored */
 					break;
 				bool same = cJSON_IsTrue(cJSON_GetObjectItem(sc, "same"));
-				printf("%s: %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(sc, "name")),
+				printf("%s: %s\n", esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(sc, "name"))),
 				       same ? "same" : "DIFFERENT");
+				esc_release();
 				print_diffs(stdout, cJSON_GetObjectItem(sc, "differences"), "recorded", "now");
 			}
 		}

@@ -107,23 +107,23 @@ char *report_summary(cJSON *doc)
 	cJSON *f = cJSON_GetObjectItem(k, "features");
 	cJSON *st = cJSON_GetObjectItem(doc, "settings");
 
-	fprintf(fp, "anonremap %s, Linux %s, %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(doc, "version")),
-		cJSON_GetStringValue(cJSON_GetObjectItem(k, "release")),
-		cJSON_GetStringValue(cJSON_GetObjectItem(doc, "date")));
-	fprintf(fp, "THP %s (defrag %s); MREMAP_RELOCATE_ANON %s\n",
-		cJSON_GetStringValue(cJSON_GetObjectItem(st, "thp_enabled")),
-		cJSON_GetStringValue(cJSON_GetObjectItem(st, "thp_defrag")),
+	/* show prints this from someone else's file: every string escaped */
+#define S(o, k) esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(o, k)))
+	fprintf(fp, "anonremap %s, Linux %s, %s\n", S(doc, "version"), S(k, "release"), S(doc, "date"));
+	fprintf(fp, "THP %s (defrag %s); MREMAP_RELOCATE_ANON %s\n", S(st, "thp_enabled"), S(st, "thp_defrag"),
 		cJSON_IsTrue(cJSON_GetObjectItem(f, "mremap_relocate_anon")) ? "supported" : "not supported");
 	fputs("command:", fp);
 	cJSON *a;
 	cJSON_ArrayForEach(a, cJSON_GetObjectItem(doc, "command_line"))
-		fprintf(fp, " %s", a->valuestring);
+		fprintf(fp, " %s", esc_text(a->valuestring));
 	fputc('\n', fp);
+	esc_release();
 	cJSON_ArrayForEach(sc, cJSON_GetObjectItem(doc, "scenarios")) {
-		const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(sc, "reason"));
-		fprintf(fp, "\n%s: %s%s%s%s\n", cJSON_GetStringValue(cJSON_GetObjectItem(sc, "name")),
-			cJSON_GetStringValue(cJSON_GetObjectItem(sc, "status")), reason && *reason ? " (" : "",
+		const char *reason = S(sc, "reason");
+		fprintf(fp, "\n%s: %s%s%s%s\n", S(sc, "name"), S(sc, "status"), reason && *reason ? " (" : "",
 			reason ? reason : "", reason && *reason ? ")" : "");
+		esc_release();
+#undef S
 		cJSON *dumps = cJSON_GetObjectItem(sc, "dumps");
 		cJSON *last = cJSON_GetArrayItem(dumps, cJSON_GetArraySize(dumps) - 1);
 		if (last)

@@ -165,6 +165,14 @@ EOF
 	assert_output --partial 'dump after step 1, l\x1b]0;title\x07:'
 	run_ar check "$d/evil.json"
 	[[ "$output" != *$'\e'* && "$(wc -l <<<"$output")" == 1 ]] || fail "check: $output"
+	# the readers of a result file someone sent: show, diff, replay
+	"$AR" run -f json -o "$d/evil.r.json" "$d/evil.json"
+	local c
+	for c in "show $d/evil.r.json" "diff $d/evil.r.json $d/evil.r.json" "replay $d/evil.r.json"; do
+		run_ar $c
+		[[ "$output" != *$'\e'* && "$output" != *$'\xc2\x9b'* ]] || fail "$c: an escape reached the output"
+		assert_output --partial 'evil\nok 2 forged # SKIP\x1b[2J\xc2\x9b'
+	done
 	# valid UTF-8 passes unchanged
 	printf '%s\n' '{"anonremap": 1, "name": "größe → ok", "steps": []}' >"$d/utf8.json"
 	run_ar run -f ktap "$d/utf8.json"
