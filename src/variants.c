@@ -103,7 +103,18 @@ static int expand_steps(cJSON *steps, const cJSON *params, const char *where, st
 		cJSON *cond = cJSON_GetObjectItemCaseSensitive(st, "if");
 		if (!cond)
 			continue;
-		if (truthy(cond))
+		/* "!$name": the negation, so a step can be kept where a
+		 * parameter is false ("if": "!$forked") */
+		bool keep;
+		if (cJSON_IsString(cond) && cond->valuestring[0] == '!' && cond->valuestring[1] == '$') {
+			const cJSON *p = cJSON_GetObjectItemCaseSensitive(params, cond->valuestring + 2);
+			if (!p)
+				return err_set(err, "%s: if: unknown parameter '%s'", w, cond->valuestring + 1);
+			keep = !truthy(p);
+		} else {
+			keep = truthy(cond);
+		}
+		if (keep)
 			cJSON_DeleteItemFromObjectCaseSensitive(st, "if");
 		else
 			cJSON_Delete(cJSON_DetachItemViaPointer(steps, st));

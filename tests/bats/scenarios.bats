@@ -86,3 +86,21 @@ setup_file() {
 	assert_success
 	assert_output --regexp 'library: [0-9]+ pass, [0-9]+ skip, 0 fail'
 }
+
+@test "variants: \"if\": \"!\$name\" keeps a step where the parameter is false; an unknown one is an error" {
+	scen neg.json <<'EOS'
+{"anonremap": 1, "name": "neg", "params": {"forked": false},
+ "variants": {"forked": {"params": {"forked": true}}, "unforked": {}},
+ "steps": [{"op": "mmap", "name": "a", "at": "carveout", "len": "1p", "prot": "rw"},
+  {"op": "fork", "if": "$forked"},
+  {"op": "munmap", "region": "a", "if": "!$forked"},
+  {"op": "expect", "vma_count": 1, "from": "carveout", "to": "carveout+1p", "if": "$forked"}]}
+EOS
+	run_json -f json "$S"
+	assert_equal "$status" 0
+	jq -e '[.scenarios[] | [.name, [.steps[].op]]] == [["neg[forked]", ["mmap", "fork", "expect"]], ["neg[unforked]", ["mmap", "munmap"]]]' "$J"
+	sed -i 's/!\$forked/!$nope/' "$S"
+	run_ar check "$S"
+	assert_equal "$status" 2
+	[[ "$stderr" == *"step 2: if: unknown parameter '\$nope'"* ]]
+}
