@@ -183,6 +183,7 @@ struct op_entry {
 extern const struct op_entry *const op_table[];
 const struct op_entry *op_find(const char *name);
 const char *op_nearest(const char *name);
+void op_unknown(const char *name, char *buf, size_t len);
 const char *field_nearest(const struct op_entry *op, const char *key);
 bool op_has_field(const struct op_entry *op, enum field_id id);
 const struct op_field *op_field(const struct op_entry *op, enum field_id id);

@@ -50,6 +50,22 @@ const char *op_nearest(const char *name)
 	return best;
 }
 
+/* "unknown op 'X'" with the nearest op, or, where none is near, the list
+ * of ops: one wording for JSON and the text form. */
+void op_unknown(const char *name, char *buf, size_t len)
+{
+	const char *best = op_nearest(name);
+	int n = snprintf(buf, len, "unknown op '%s'", name);
+	if (best) {
+		snprintf(buf + n, len - n, " (did you mean '%s'?)", best);
+		return;
+	}
+	for (int i = 0; op_table[i] && (size_t)n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? ", " : " (ops: ", op_table[i]->name);
+	if ((size_t)n < len)
+		snprintf(buf + n, len - n, ")");
+}
+
 /* The field of op closest to a misspelt key. */
 const char *field_nearest(const struct op_entry *op, const char *key)
 {

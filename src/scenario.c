@@ -631,9 +631,9 @@ static int parse_step(struct scenario *sc, const char *file, const cJSON *js, in
 		return err_set(err, "%s: step %d: op: missing (a string: mmap, mremap, ...)", file, idx);
 	st->op = op_find(opv->valuestring);
 	if (!st->op) {
-		const char *best = op_nearest(opv->valuestring);
-		return err_set(err, "%s: step %d: op: unknown op '%s'%s%s%s", file, idx, opv->valuestring,
-			       best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+		char why[400];
+		op_unknown(opv->valuestring, why, sizeof(why));
+		return err_set(err, "%s: step %d: op: %s", file, idx, why);
 	}
 	const cJSON *kv;
 	cJSON_ArrayForEach(kv, js) {

@@ -112,9 +112,9 @@ static cJSON *step_line(char **tok, int n, struct err *err)
 {
 	const struct op_entry *op = op_find(tok[0]);
 	if (!op) {
-		const char *best = op_nearest(tok[0]);
-		err_set(err, "op: unknown op '%s'%s%s%s", tok[0], best ? " (did you mean '" : "", best ? best : "",
-			best ? "'?)" : "");
+		char why[400];
+		op_unknown(tok[0], why, sizeof(why));
+		err_set(err, "op: %s", why);
 		return NULL;
 	}
 	cJSON *js = cJSON_CreateObject();

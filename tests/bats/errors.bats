@@ -229,10 +229,14 @@ EOF
 
 # --- steps: ops and fields --------------------------------------------------
 
-@test "unknown op, with 'did you mean'" {
+@test "unknown op, with 'did you mean', or with the list of ops where none is near" {
 	invalid_steps "step 1: op: unknown op 'mremep' (did you mean 'mremap'?)" \
 		'{"op": "mmap", "name": "ptr", "at": "carveout+1p", "len": "1p"}' '{"op": "mremep", "region": "ptr"}'
-	invalid_steps "step 0: op: unknown op 'frobnicate'" '{"op": "frobnicate"}'
+	# the list is the op table's, in its order: the ops run --help lists
+	local ops
+	ops="$("$AR" run --help | sed -n '/^ *Ops/,/^$/p' | awk '/^  [a-z]/ { print $1 }' | paste -sd, - | sed 's/,/, /g')"
+	[[ -n "$ops" ]] || fail "no op list in run --help"
+	invalid_steps "step 0: op: unknown op 'frobnicate' (ops: $ops)" '{"op": "frobnicate"}'
 }
 
 @test "missing op" {
