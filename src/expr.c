@@ -244,13 +244,20 @@ void hex_format(uint64_t v, char *buf, size_t len)
 }
 
 /* "carveout+7p", "carveout-3p", "carveout+1p+0x400": itself an expression. */
+/* Farther than this from the carveout, an address is not the scenario's
+ * layout but 0, the kernel's own placement or the other end of the address
+ * space: "carveout-34204203109p" says less than 0x0. */
+#define REL_FAR (1ull << 40)
+
 void rel_format(uint64_t addr, uint64_t base, char *buf, size_t len)
 {
 	bool neg = addr < base;
 	uint64_t d = neg ? base - addr : addr - base;
 	uint64_t pages = d / kinfo.page_size, rest = d % kinfo.page_size;
 
-	if (!d) {
+	if (d >= REL_FAR) {
+		snprintf(buf, len, "0x%" PRIx64, addr);
+	} else if (!d) {
 		snprintf(buf, len, "carveout");
 	} else if (neg && rest) {
 		snprintf(buf, len, "carveout-0x%" PRIx64, d);

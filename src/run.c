@@ -365,9 +365,10 @@ static void set_expected(const struct step *st, struct call *c)
 }
 
 /* Did the step do what it said it would? NULL when it did, else why not. */
-static const char *judge(const struct step *st, const struct reply *rep, char *buf, size_t len)
+static const char *judge(const struct run *r, const struct step *st, const struct reply *rep, char *buf,
+			 size_t len)
 {
-	char sig[32], sig2[32];
+	char sig[32], sig2[32], at[48];
 	const struct fval *f = st->f;
 	struct call want = { 0 };
 
@@ -376,8 +377,10 @@ static const char *judge(const struct step *st, const struct reply *rep, char *b
 	if (outcome_expected(&want, rep) && !differ)
 		return NULL;
 	if (rep->signo) {
-		snprintf(buf, len, "raised %s at 0x%" PRIx64 "%s%s", signal_name(rep->signo, sig, sizeof(sig)),
-			 rep->sigaddr, f[FLD_SIGNAL].set ? ", expected " : "",
+		/* where, as the steps say it: relative to the carveout */
+		rel_format(rep->sigaddr, r->base, at, sizeof(at));
+		snprintf(buf, len, "raised %s at %s%s%s", signal_name(rep->signo, sig, sizeof(sig)),
+			 at, f[FLD_SIGNAL].set ? ", expected " : "",
 			 f[FLD_SIGNAL].set ? signal_name(f[FLD_SIGNAL].u, sig2, sizeof(sig2)) : "");
 		return "unexpected";
 	}
@@ -837,7 +840,7 @@ int run_step(struct run *r, int i, cJSON **out)
 			return -1;
 		}
 		record_reply(r, st, &rep, sres);
-		const char *bad = judge(st, &rep, sbuf, sizeof(sbuf));
+		const char *bad = judge(r, st, &rep, sbuf, sizeof(sbuf));
 		if (bad) {
 			sstat = bad;
 			cJSON_AddStringToObject(sres, "failure", sbuf);

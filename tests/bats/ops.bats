@@ -701,7 +701,7 @@ EOF
 	assert_failure 1
 	assert_jq 'st(1).status' 'unexpected'
 	assert_jq 'st(1).signal | [.name, .rel] | @json' '["SIGSEGV","carveout+3p"]'
-	assert_jq 'sc.reason' "step 1 (fault): raised SIGSEGV at $(jqr 'st(1).signal.addr')"
+	assert_jq 'sc.reason' "step 1 (fault): raised SIGSEGV at $(jqr 'st(1).signal.rel')"
 	assert_jq 'sc.status' 'fail'
 	# it stopped there
 	assert_jq 'sc.steps | length' '2'
