@@ -24,7 +24,11 @@ _anonremap_step()
 		field=${last%%=*}
 		local val=${last#*=} head="" lists=""
 		case $field in
-		flags) [[ $op == mremap ]] && lists=mremap-flags || lists=mmap-flags ;;
+		flags) case $op in
+			mremap) lists=mremap-flags ;;
+			mlock) lists=mlock-flags ;;
+			*) lists=mmap-flags ;;
+			esac ;;
 		prot) lists=prot ;;
 		advice) lists=advice ;;
 		option) lists=prctl ;;

@@ -60,6 +60,11 @@ static const struct xlat madvise_items[] = {
 };
 TABLE(xlat_madvise, "advice", "MADV_", false, madvise_items, INT_MAX); /* int behavior */
 
+static const struct xlat mlock_flag_items[] = {
+	XLAT(MLOCK_ONFAULT), /* Linux 4.4 */
+};
+TABLE(xlat_mlock_flags, "mlock flag", "MLOCK_", true, mlock_flag_items, UINT32_MAX); /* unsigned int flags */
+
 static const struct xlat prctl_items[] = {
 	{ "PR_SET_THP_DISABLE", PR_SET_THP_DISABLE },
 	{ "PR_GET_THP_DISABLE", PR_GET_THP_DISABLE },
