@@ -27,11 +27,14 @@ _anonremap_step()
 		flags) case $op in
 			mremap) lists=mremap-flags ;;
 			mlock) lists=mlock-flags ;;
+			userfaultfd) lists=uffd-flags ;;
 			*) lists=mmap-flags ;;
 			esac ;;
 		prot) lists=prot ;;
 		advice) lists=advice ;;
 		option) lists=prctl ;;
+		mode) lists=uffd-modes ;;
+		features) lists=uffd-features ;;
 		*) return ;;
 		esac
 		if [[ $val == *,* ]]; then
