@@ -2,10 +2,14 @@
 /* op mlock: lock a range or a region; with flags it is mlock2, so that
  * "flags": 0 still tries mlock2 (a kernel without it answers ENOSYS).
  * RLIMIT_MEMLOCK is left as it is: a limit that refuses shows as the
- * kernel's errno (ENOMEM, EPERM), never as a limit anonremap changed. */
+ * kernel's errno (ENOMEM, EPERM), never as a limit anonremap changed.
+ * The calls are raw system calls: a sanitizer's libc interceptors make
+ * mlock and munlock return 0 without calling the kernel. */
 #include "anonremap.h"
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static int mlock_prepare(struct run *r, struct step *st, struct call *c, cJSON *args, struct err *err)
 {
@@ -24,9 +28,9 @@ static void mlock_exec(const struct call *c, struct reply *rep)
 {
 	uint64_t t0 = now_ns();
 	if (c->a[2])
-		rep->ret = mlock2((void *)c->a[0], c->a[1], (unsigned int)c->a[3]);
+		rep->ret = syscall(__NR_mlock2, c->a[0], c->a[1], (unsigned int)c->a[3]);
 	else
-		rep->ret = mlock((void *)c->a[0], c->a[1]);
+		rep->ret = syscall(__NR_mlock, c->a[0], c->a[1]);
 	rep->ns = now_ns() - t0;
 	rep->err = rep->ret ? errno : 0;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* op munlock: unlock a range or a region (undoes mlock and mlock2 alike). */
+/* op munlock: unlock a range or a region (undoes mlock and mlock2 alike);
+ * a raw system call, as op-mlock.c says why. */
 #include "anonremap.h"
 #include <errno.h>
-#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 static int munlock_prepare(struct run *r, struct step *st, struct call *c, cJSON *args, struct err *err)
 {
@@ -16,7 +18,7 @@ static int munlock_prepare(struct run *r, struct step *st, struct call *c, cJSON
 static void munlock_exec(const struct call *c, struct reply *rep)
 {
 	uint64_t t0 = now_ns();
-	rep->ret = munlock((void *)c->a[0], c->a[1]);
+	rep->ret = syscall(__NR_munlock, c->a[0], c->a[1]);
 	rep->ns = now_ns() - t0;
 	rep->err = rep->ret ? errno : 0;
 }
