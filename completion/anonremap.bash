@@ -24,10 +24,17 @@ _anonremap_step()
 		field=${last%%=*}
 		local val=${last#*=} head="" lists=""
 		case $field in
-		flags) [[ $op == mremap ]] && lists=mremap-flags || lists=mmap-flags ;;
+		flags) case $op in
+			mremap) lists=mremap-flags ;;
+			mlock) lists=mlock-flags ;;
+			userfaultfd) lists=uffd-flags ;;
+			*) lists=mmap-flags ;;
+			esac ;;
 		prot) lists=prot ;;
 		advice) lists=advice ;;
 		option) lists=prctl ;;
+		mode) lists=uffd-modes ;;
+		features) lists=uffd-features ;;
 		*) return ;;
 		esac
 		if [[ $val == *,* ]]; then

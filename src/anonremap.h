@@ -64,7 +64,9 @@ struct xlat_table {
 	uint64_t max;        /* the kernel argument's largest value; 0: 64 bits */
 };
 extern const struct xlat_table xlat_mmap_prot, xlat_mmap_flags, xlat_mremap_flags,
-	xlat_madvise, xlat_prctl, xlat_uffd_mode;
+	xlat_madvise, xlat_prctl, xlat_uffd_mode, xlat_mlock_flags, xlat_uffd_features,
+	xlat_uffd_flags, xlat_uffd_copy_flags, xlat_uffd_zeropage_flags, xlat_uffd_move_flags,
+	xlat_uffd_continue_flags;
 int xlat_lookup(const struct xlat_table *t, const char *name, uint64_t *val);
 const char *xlat_name(const struct xlat_table *t, uint64_t val);
 cJSON *xlat_json(const struct xlat_table *t, uint64_t val);
@@ -128,7 +130,7 @@ enum field_id {
 	FLD_MAY_FAIL, FLD_SIGNAL, FLD_VMA, FLD_START, FLD_END, FLD_SAME_VMA,
 	FLD_DIFFERENT_VMA, FLD_VMA_COUNT, FLD_FROM, FLD_MAPPED, FLD_FAULTED,
 	FLD_THP, FLD_ANON_HUGE_PAGES, FLD_PGOFF_LINEAR, FLD_FOLIOS_LINEAR, FLD_SAME_ANON_VMA,
-	FLD_DIFFERENT_ANON_VMA, FLD_ACTION, FLD_MODE, FLD_IN, FLD_COMMENT,
+	FLD_DIFFERENT_ANON_VMA, FLD_ACTION, FLD_MODE, FLD_FEATURES, FLD_IN, FLD_COMMENT,
 	FLD__COUNT
 };
 struct field_def {
@@ -168,6 +170,9 @@ struct op_entry {
 	bool ret_addr;                 /* returns an address (mmap, mremap) */
 	/* static checks beyond field types; may be NULL */
 	int (*check)(struct scenario *sc, struct step *st, struct err *err);
+	/* true when this step of a ranged op takes no range (userfaultfd api);
+	 * may be NULL */
+	bool (*rangeless)(const struct step *st);
 	/* parent: resolve the step into a call for the scenario process */
 	int (*prepare)(struct run *r, struct step *st, struct call *c, cJSON *args, struct err *err);
 	/* scenario process: perform the call; NULL for parent-only ops */
@@ -194,11 +199,12 @@ struct step {
 	int line;          /* text form: line number, else 0 */
 	const struct op_entry *op;
 	struct fval f[FLD__COUNT];
+	const cJSON *json; /* while loading only: op check hooks read a raw field */
 };
 enum feature {
 	FEAT_PROCMAP_QUERY, FEAT_MREMAP_DONTUNMAP, FEAT_MREMAP_RELOCATE_ANON,
 	FEAT_THP, FEAT_KSM, FEAT_USERFAULTFD, FEAT_ROOT, FEAT_MSEAL, FEAT_UPROBE, FEAT_XRAY,
-	FEAT_ZERO_PAGE,
+	FEAT_ZERO_PAGE, FEAT_UFFD_MOVE,
 	FEAT__COUNT
 };
 struct scenario {
@@ -222,6 +228,9 @@ struct load_opts {
 };
 #define DEFAULT_GUARD (64ull << 20)
 #define DEFAULT_PAGES 1024
+/* A flag field's JSON as a mask of t's names (for ops whose names depend
+ * on another field, e.g. userfaultfd's flags on its action). */
+int scenario_parse_mask(const struct xlat_table *t, const cJSON *v, uint64_t *out, struct err *err);
 int scenario_load(const char *arg, const struct load_opts *o, struct scenario ***out, int *n, struct err *err);
 
 /* variants.c */

@@ -11,6 +11,7 @@
 #include <linux/types.h>
 #include <linux/fs.h>
 #include <linux/mman.h>
+#include <linux/userfaultfd.h>
 
 /*
  * Each definition below is used only when configure found the header
@@ -48,6 +49,33 @@
 #endif
 #if !HAVE_DECL___NR_mseal && defined(__x86_64__)
 #define __NR_mseal 462 /* arch/x86/entry/syscalls/syscall_64.tbl, Linux 6.10 */
+#endif
+#if !HAVE_DECL_UFFD_FEATURE_WP_UNPOPULATED
+#define UFFD_FEATURE_WP_UNPOPULATED (1 << 13) /* uapi linux/userfaultfd.h, Linux 6.4 */
+#endif
+#if !HAVE_DECL_UFFD_FEATURE_POISON
+#define UFFD_FEATURE_POISON (1 << 14) /* uapi linux/userfaultfd.h, Linux 6.6 */
+#endif
+#if !HAVE_DECL_UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC (1 << 15) /* uapi linux/userfaultfd.h, Linux 6.7 */
+#endif
+#if !HAVE_DECL_UFFDIO_CONTINUE_MODE_WP
+#define UFFDIO_CONTINUE_MODE_WP ((__u64)1 << 1) /* uapi linux/userfaultfd.h, Linux 6.3 */
+#endif
+#if !HAVE_DECL_UFFDIO_MOVE
+/* uapi linux/userfaultfd.h, Linux 6.8: move pages from src to dst, the
+ * source becoming missing; "move" is written by the ioctl. */
+#define UFFD_FEATURE_MOVE (1 << 16)
+#define UFFDIO_MOVE_MODE_DONTWAKE ((__u64)1 << 0)
+#define UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES ((__u64)1 << 1)
+struct uffdio_move {
+	__u64 dst;
+	__u64 src;
+	__u64 len;
+	__u64 mode;
+	__s64 move;
+};
+#define UFFDIO_MOVE _IOWR(UFFDIO, 0x05, struct uffdio_move)
 #endif
 
 #if !HAVE_DECL_PROCMAP_QUERY

@@ -22,6 +22,7 @@ const char *const feature_names[FEAT__COUNT] = {
 	[FEAT_UPROBE] = "uprobe",
 	[FEAT_XRAY] = "xray",
 	[FEAT_ZERO_PAGE] = "zero_page",
+	[FEAT_UFFD_MOVE] = "userfaultfd_move",
 };
 
 static struct feature_state states[FEAT__COUNT];
@@ -136,6 +137,19 @@ static int probe_uffd(void)
 	return rc ? errno_byte(errno) : 0;
 }
 
+/* UFFDIO_API refuses a feature it does not know with EINVAL. */
+static int probe_uffd_move(void)
+{
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+	if (fd < 0)
+		fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (fd < 0)
+		return errno_byte(errno);
+	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_MOVE };
+	int rc = ioctl(fd, UFFDIO_API, &api);
+	return rc ? errno_byte(errno) : 0;
+}
+
 static int probe_mseal(void)
 {
 #ifdef __NR_mseal
@@ -186,6 +200,7 @@ static const struct {
 	{ FEAT_MREMAP_DONTUNMAP, probe_dontunmap, "mremap(MREMAP_DONTUNMAP)" },
 	{ FEAT_MREMAP_RELOCATE_ANON, probe_relocate, "mremap(MREMAP_MUST_RELOCATE_ANON)" },
 	{ FEAT_USERFAULTFD, probe_uffd, "userfaultfd()" },
+	{ FEAT_UFFD_MOVE, probe_uffd_move, "UFFDIO_API(UFFD_FEATURE_MOVE)" },
 	{ FEAT_MSEAL, probe_mseal, "mseal()" },
 	{ FEAT_KSM, probe_ksm, "KSM (/sys/kernel/mm/ksm, PR_GET_MEMORY_MERGE)" },
 	{ FEAT_ZERO_PAGE, probe_zero_page, "a read fault of private anonymous memory" },

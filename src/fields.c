@@ -6,7 +6,8 @@
 static const char *const access_choices[] = { "write", "read", NULL };
 static const char *const scope_choices[] = { "carveout", "all", NULL };
 static const char *const file_choices[] = { "memfd", "tmpfile", "uprobe", NULL };
-static const char *const action_choices[] = { "register", "unregister", NULL };
+static const char *const action_choices[] = { "register", "unregister", "api", "copy", "zeropage",
+					       "move", "wake", "continue", NULL };
 
 const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_NAME] = { "name", FT_NEWNAME, NULL, "region name bound to the result" },
@@ -36,7 +37,7 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_SAME_VMA] = { "same_vma", FT_ADDR2, NULL, "expect: two addresses in one VMA" },
 	[FLD_DIFFERENT_VMA] = { "different_vma", FT_ADDR2, NULL, "expect: two addresses in different VMAs" },
 	[FLD_VMA_COUNT] = { "vma_count", FT_INT, NULL, "expect: number of VMAs in [from, to)" },
-	[FLD_FROM] = { "from", FT_ADDR, NULL, "expect: range start" },
+	[FLD_FROM] = { "from", FT_ADDR, NULL, "expect: range start; userfaultfd: source of copy and move" },
 	[FLD_MAPPED] = { "mapped", FT_BOOL, NULL, "expect: some VMA contains at" },
 	[FLD_FAULTED] = { "faulted", FT_BOOL, NULL, "expect: every (or no) page of the range is present" },
 	[FLD_THP] = { "thp", FT_BOOL, NULL, "expect: the range is (or is not) backed by huge pages" },
@@ -45,8 +46,9 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_FOLIOS_LINEAR] = { "folios_linear", FT_BOOL, NULL, "expect (x-ray): every folio's index is linear and its anon_vma the VMA's" },
 	[FLD_SAME_ANON_VMA] = { "same_anon_vma", FT_ADDR2, NULL, "expect (x-ray): the VMAs at two addresses share an anon_vma" },
 	[FLD_DIFFERENT_ANON_VMA] = { "different_anon_vma", FT_ADDR2, NULL, "expect (x-ray): the VMAs at two addresses have different anon_vmas" },
-	[FLD_ACTION] = { "action", FT_ENUM, action_choices, "userfaultfd: register (default) or unregister" },
+	[FLD_ACTION] = { "action", FT_ENUM, action_choices, "userfaultfd: register (default), unregister, api, copy, zeropage, move, wake, continue" },
 	[FLD_MODE] = { "mode", FT_MASK, NULL, "userfaultfd register mode: missing (default), wp, minor" },
+	[FLD_FEATURES] = { "features", FT_MASK, NULL, "userfaultfd api: feature names (sigbus, move, ...) or a number" },
 	[FLD_IN] = { "in", FT_PROC, NULL, "the process that makes the call, or whose state it reads (default: the newest alive)" },
 	[FLD_COMMENT] = { "comment", FT_STR, NULL, "free text, ignored" },
 };

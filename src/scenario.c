@@ -255,6 +255,11 @@ static int parse_mask(const struct xlat_table *t, const cJSON *v, uint64_t *out,
 	return err_set(err, "expected a list of %s names, a name or a number", t->kind);
 }
 
+int scenario_parse_mask(const struct xlat_table *t, const cJSON *v, uint64_t *out, struct err *err)
+{
+	return parse_mask(t, v, out, err);
+}
+
 /* A value as wide as the kernel's argument reads it: a wider one would run
  * as another value (0x100000064 as an int advice is MADV_HWPOISON). */
 static int fits_kernel(const struct xlat_table *t, uint64_t v, struct err *err)
@@ -527,7 +532,8 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 		return -1;
 	if (f[FLD_ERRNO].set && f[FLD_MAY_FAIL].set)
 		return err_set(err, "errno: cannot be combined with may_fail");
-	bool ranged = op_has_field(op, FLD_REGION) && op_has_field(op, FLD_AT);
+	bool ranged = op_has_field(op, FLD_REGION) && op_has_field(op, FLD_AT) &&
+		      !(op->rangeless && op->rangeless(st));
 	if (ranged) {
 		if (f[FLD_AT].set == f[FLD_REGION].set)
 			return err_set(err, "%s: give either 'at' or 'region'", f[FLD_AT].set ? "at" : "region");
@@ -625,6 +631,7 @@ static int parse_step(struct scenario *sc, const char *file, const cJSON *js, in
 	const cJSON *opv = cJSON_GetObjectItemCaseSensitive(js, "op");
 
 	st->index = idx;
+	st->json = js;
 	if (!cJSON_IsObject(js))
 		return err_set(err, "%s: step %d: expected an object", file, idx);
 	if (!cJSON_IsString(opv))

@@ -60,6 +60,11 @@ static const struct xlat madvise_items[] = {
 };
 TABLE(xlat_madvise, "advice", "MADV_", false, madvise_items, INT_MAX); /* int behavior */
 
+static const struct xlat mlock_flag_items[] = {
+	XLAT(MLOCK_ONFAULT), /* Linux 4.4 */
+};
+TABLE(xlat_mlock_flags, "mlock flag", "MLOCK_", true, mlock_flag_items, UINT32_MAX); /* unsigned int flags */
+
 static const struct xlat prctl_items[] = {
 	{ "PR_SET_THP_DISABLE", PR_SET_THP_DISABLE },
 	{ "PR_GET_THP_DISABLE", PR_GET_THP_DISABLE },
@@ -76,6 +81,52 @@ static const struct xlat uffd_mode_items[] = {
 	XLAT(UFFDIO_REGISTER_MODE_MINOR),
 };
 TABLE(xlat_uffd_mode, "userfaultfd mode", "UFFDIO_REGISTER_MODE_", true, uffd_mode_items, 0); /* __u64 */
+
+/* UFFD_FEATURE_*: what UFFDIO_API is asked to enable */
+static const struct xlat uffd_feature_items[] = {
+	XLAT(UFFD_FEATURE_PAGEFAULT_FLAG_WP), XLAT(UFFD_FEATURE_EVENT_FORK),
+	XLAT(UFFD_FEATURE_EVENT_REMAP), XLAT(UFFD_FEATURE_EVENT_REMOVE),
+	XLAT(UFFD_FEATURE_MISSING_HUGETLBFS), XLAT(UFFD_FEATURE_MISSING_SHMEM),
+	XLAT(UFFD_FEATURE_EVENT_UNMAP), XLAT(UFFD_FEATURE_SIGBUS),
+	XLAT(UFFD_FEATURE_THREAD_ID), XLAT(UFFD_FEATURE_MINOR_HUGETLBFS),
+	XLAT(UFFD_FEATURE_MINOR_SHMEM), XLAT(UFFD_FEATURE_EXACT_ADDRESS),
+	XLAT(UFFD_FEATURE_WP_HUGETLBFS_SHMEM),
+	XLAT(UFFD_FEATURE_WP_UNPOPULATED), /* Linux 6.4, see compat.h */
+	XLAT(UFFD_FEATURE_POISON),         /* Linux 6.6, see compat.h */
+	XLAT(UFFD_FEATURE_WP_ASYNC),       /* Linux 6.7, see compat.h */
+	XLAT(UFFD_FEATURE_MOVE),           /* Linux 6.8, see compat.h */
+	{ "UFFD_FEATURE_WP", UFFD_FEATURE_PAGEFAULT_FLAG_WP }, /* short alias, after the canonical name */
+};
+TABLE(xlat_uffd_features, "userfaultfd feature", "UFFD_FEATURE_", true, uffd_feature_items, 0); /* __u64 */
+
+/* The mode of UFFDIO_COPY, _ZEROPAGE, _MOVE and _CONTINUE, one table each:
+ * bit 1 is WP for copy and continue but ALLOW_SRC_HOLES for move. */
+static const struct xlat uffd_copy_flag_items[] = {
+	XLAT(UFFDIO_COPY_MODE_DONTWAKE), XLAT(UFFDIO_COPY_MODE_WP),
+};
+TABLE(xlat_uffd_copy_flags, "userfaultfd copy flag", "UFFDIO_COPY_MODE_", true, uffd_copy_flag_items, 0);
+static const struct xlat uffd_zeropage_flag_items[] = {
+	XLAT(UFFDIO_ZEROPAGE_MODE_DONTWAKE),
+};
+TABLE(xlat_uffd_zeropage_flags, "userfaultfd zeropage flag", "UFFDIO_ZEROPAGE_MODE_", true,
+      uffd_zeropage_flag_items, 0);
+static const struct xlat uffd_move_flag_items[] = {
+	XLAT(UFFDIO_MOVE_MODE_DONTWAKE), XLAT(UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES),
+};
+TABLE(xlat_uffd_move_flags, "userfaultfd move flag", "UFFDIO_MOVE_MODE_", true, uffd_move_flag_items, 0);
+static const struct xlat uffd_continue_flag_items[] = {
+	XLAT(UFFDIO_CONTINUE_MODE_DONTWAKE), XLAT(UFFDIO_CONTINUE_MODE_WP),
+};
+TABLE(xlat_uffd_continue_flags, "userfaultfd continue flag", "UFFDIO_CONTINUE_MODE_", true,
+      uffd_continue_flag_items, 0);
+/* Every name of the four, for parsing before the action is known, for
+ * suggestions and for 'anonremap names uffd-flags'; the op's check then
+ * reads them again with its action's table. */
+static const struct xlat uffd_flag_items[] = {
+	{ "DONTWAKE", UFFDIO_COPY_MODE_DONTWAKE }, { "WP", UFFDIO_COPY_MODE_WP },
+	{ "ALLOW_SRC_HOLES", UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES },
+};
+TABLE(xlat_uffd_flags, "userfaultfd flag", "", true, uffd_flag_items, 0);
 
 /* Compare a user's spelling with a table name: any case, prefix optional. */
 static bool name_matches(const struct xlat_table *t, const char *want, const char *have)

@@ -94,6 +94,28 @@ static void test_madvise_prctl(void)
 	CHECK_STR(xlat_name(&xlat_prctl, 41), "PR_SET_THP_DISABLE");
 }
 
+/* The numbers are the kernel's uapi ones (Linux 7.2), whatever the headers. */
+static void test_mlock_uffd(void)
+{
+	CHECK_EQ_U64(lk(&xlat_mlock_flags, "onfault"), 1);
+	CHECK_EQ_U64(lk(&xlat_mlock_flags, "MLOCK_ONFAULT"), 1);
+	CHECK_EQ_U64(lk(&xlat_uffd_features, "sigbus"), 1u << 7);
+	CHECK_EQ_U64(lk(&xlat_uffd_features, "move"), 1u << 16);
+	CHECK_EQ_U64(lk(&xlat_uffd_features, "missing_shmem"), 1u << 5);
+	CHECK_EQ_U64(lk(&xlat_uffd_features, "UFFD_FEATURE_WP_ASYNC"), 1u << 15);
+	CHECK_EQ_U64(lk(&xlat_uffd_features, "wp"), 1u << 0);
+	CHECK_STR(xlat_name(&xlat_uffd_features, 1), "UFFD_FEATURE_PAGEFAULT_FLAG_WP");
+	/* bit 1: wp for copy and continue, allow_src_holes for move */
+	CHECK_EQ_U64(lk(&xlat_uffd_copy_flags, "wp"), 2);
+	CHECK_EQ_U64(lk(&xlat_uffd_continue_flags, "wp"), 2);
+	CHECK_EQ_U64(lk(&xlat_uffd_move_flags, "allow_src_holes"), 2);
+	CHECK(lk_fails(&xlat_uffd_copy_flags, "allow_src_holes"));
+	CHECK(lk_fails(&xlat_uffd_move_flags, "wp"));
+	CHECK(lk_fails(&xlat_uffd_zeropage_flags, "wp"));
+	CHECK_EQ_U64(lk(&xlat_uffd_zeropage_flags, "dontwake"), 1);
+	CHECK_STR(xlat_name(&xlat_uffd_move_flags, 2), "UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES");
+}
+
 static void test_mmap_tables(void)
 {
 	CHECK_EQ_U64(lk(&xlat_mmap_prot, "read"), PROT_READ);
@@ -280,6 +302,7 @@ int main(void)
 	kinfo_init();
 	RUN(test_mremap_flags);
 	RUN(test_madvise_prctl);
+	RUN(test_mlock_uffd);
 	RUN(test_mmap_tables);
 	RUN(test_xlat_json);
 	RUN(test_xlat_format);
