@@ -49,6 +49,12 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_MODE] = { "mode", FT_MASK, NULL, "userfaultfd register mode: missing (default), wp, minor" },
 	[FLD_IN] = { "in", FT_PROC, NULL, "the process that makes the call, or whose state it reads (default: the newest alive)" },
 	[FLD_COMMENT] = { "comment", FT_STR, NULL, "free text, ignored" },
+	[FLD_PERMS] = { "perms", FT_STR, NULL, "expect: the permissions of the VMA at 'at', as maps prints them (r--p)" },
+	[FLD_VM_FLAGS] = { "vm_flags", FT_VMFLAGS, NULL, "expect: smaps VmFlags the VMA at 'at' has and lacks" },
+	[FLD_PAGES] = { "pages", FT_STR, NULL, "expect: pages_state of the pages from 'at', one letter a page, ? any" },
+	[FLD_RET] = { "ret", FT_ADDR, NULL, "the call must return exactly this: an address expression or a number" },
+	[FLD_EACH_PAGE] = { "each_page", FT_BOOL, NULL, "touch every page on its own (with signal: every page must raise it)" },
+	[FLD_FILL] = { "fill", FT_BYTE, NULL, "fault: write this byte over the range; verify: every byte is it" },
 };
 
 int field_find(const char *key)

@@ -32,7 +32,7 @@ const struct op_field *op_field(const struct op_entry *op, enum field_id id)
 bool op_has_field(const struct op_entry *op, enum field_id id)
 {
 	return id == FLD_COMMENT || id == FLD_IN || op_field(op, id) != NULL ||
-	       (op->syscall && (id == FLD_ERRNO || id == FLD_MAY_FAIL || id == FLD_SIGNAL));
+	       (op->syscall && (id == FLD_ERRNO || id == FLD_MAY_FAIL || id == FLD_SIGNAL || id == FLD_RET));
 }
 
 /* The op closest to a misspelling, for "did you mean". */

@@ -402,9 +402,9 @@ EOF
 	assert_jq 'st(3).mismatch' 'null'
 	assert_jq 'st(4).status' 'failed'
 	assert_jq 'st(4).mismatch' 'carveout+30p'
-	assert_jq 'st(4).failure' 'page contents differ from the pattern'
+	assert_jq 'st(4).failure' 'page contents differ from the pattern: first at carveout+30p'
 	assert_jq 'st(5).mismatch' 'carveout+31p'
-	assert_jq 'sc.reason' 'step 4 (verify): page contents differ from the pattern'
+	assert_jq 'sc.reason' 'step 4 (verify): page contents differ from the pattern: first at carveout+30p'
 }
 
 # --- fork -------------------------------------------------------------------
