@@ -132,6 +132,7 @@ enum field_id {
 	FLD_THP, FLD_ANON_HUGE_PAGES, FLD_PGOFF_LINEAR, FLD_FOLIOS_LINEAR, FLD_SAME_ANON_VMA,
 	FLD_DIFFERENT_ANON_VMA, FLD_ACTION, FLD_MODE, FLD_IN, FLD_COMMENT,
 	FLD_PERMS, FLD_VM_FLAGS, FLD_PAGES, FLD_RET, FLD_EACH_PAGE, FLD_FILL,
+	FLD_KIND, FLD_SIZE,
 	FLD__COUNT
 };
 struct field_def {
@@ -215,6 +216,7 @@ struct scenario {
 	struct step *steps;
 	struct names names;
 	int forks;         /* fork steps: a run makes a command pipe for each */
+	bool is_file[MAX_REGIONS]; /* by name index: a file op made it */
 };
 struct load_opts {
 	bool allow_outside;
@@ -350,6 +352,10 @@ void child_fork(const struct call *c, struct reply *rep);
 bool outcome_expected(const struct call *c, const struct reply *rep);
 #define OK_ERR_ANY (-2) /* call.ok_err of "errno": "any": it must fail */
 uint64_t now_ns(void);
+
+/* op-file.c: the scenario process's named files */
+int file_fd(int idx);
+int file_make(bool memfd, const char *name, uint64_t size);
 
 /* op-uprobe.c */
 int uprobe_file_fd(void);

@@ -124,3 +124,43 @@ with() {
 	assert_failure 2
 	[[ "$stderr" == *'step 1 (fault): fill: expected one character'* ]] || fail "$stderr"
 }
+
+@test "file: one memfd mapped twice, adjacent with matching offsets, merges into one shared VMA" {
+	steps_scen s.json '{"op": "file", "name": "f", "kind": "memfd", "size": "10p"}' \
+		'{"op": "mmap", "name": "a", "at": "carveout+1p", "len": "2p", "file": "f", "flags": ["shared", "fixed"]}' \
+		'{"op": "mmap", "name": "b", "at": "carveout+3p", "len": "2p", "file": "f", "offset": "2p", "flags": ["shared", "fixed"]}' \
+		'{"op": "expect", "vma": "a", "start": "a", "end": "a+4p"}' '{"op": "expect", "perms": "rw-s", "at": "b"}' \
+		'{"op": "dump"}'
+	run_json "$S"
+	assert_success
+	assert_jq 'st(0).args | [.name, .kind, .size] | @json' '["f","memfd",40960]'
+	assert_jq 'vma("carveout+1p").name' '/memfd:f (deleted)'
+}
+
+@test "file: two different memfds do not merge, and the reason tells them apart by name" {
+	steps_scen s.json '{"op": "file", "name": "f", "kind": "memfd", "size": "4p"}' \
+		'{"op": "file", "name": "f2", "kind": "tmpfile", "size": "4p"}' \
+		'{"op": "file", "name": "f3", "kind": "memfd", "size": "4p"}' \
+		'{"op": "mmap", "name": "a", "at": "carveout+1p", "len": "2p", "file": "f", "flags": ["shared", "fixed"]}' \
+		'{"op": "mmap", "name": "b", "at": "carveout+3p", "len": "2p", "file": "f3", "offset": "2p", "flags": ["shared", "fixed"]}' \
+		'{"op": "expect", "different_vma": ["a", "b"]}' '{"op": "dump"}'
+	run_json "$S"
+	assert_success
+	assert_jq 'dump(0).non_merges[0].why | test("different files: .*/memfd:f \\(deleted\\).* != .*/memfd:f3 \\(deleted\\)")' 'true'
+}
+
+@test "file: an mmap of a file without shared or private is exit 2 naming step and field; an unknown file too" {
+	steps_scen s.json '{"op": "file", "name": "f", "kind": "memfd", "size": "4p"}' \
+		'{"op": "mmap", "at": "carveout+1p", "len": "2p", "file": "f"}'
+	run_ar run "$S"
+	assert_failure 2
+	[[ "$stderr" == *'step 1 (mmap): flags: an mmap of a file must say shared or private'* ]] || fail "$stderr"
+	steps_scen s.json '{"op": "mmap", "at": "carveout+1p", "len": "2p", "file": "memfd", "flags": ["fixed"]}'
+	run_ar check "$S"
+	assert_failure 2
+	[[ "$stderr" == *'step 0 (mmap): flags: an mmap of a file must say shared or private'* ]] || fail "$stderr"
+	steps_scen s.json '{"op": "mmap", "at": "carveout+1p", "len": "2p", "file": "nosuch", "flags": ["shared"]}'
+	run_ar check "$S"
+	assert_failure 2
+	[[ "$stderr" == *"step 0 (mmap): file: 'nosuch' is not memfd, tmpfile, uprobe or the name of an earlier file step"* ]] || fail "$stderr"
+}

@@ -242,7 +242,7 @@ EOF
 # --- the /proc/PID/maps fallback ----------------------------------------------
 
 FALLBACK_STEPS=(-e 'mmap ptr at=carveout+1p len=5p prot=rw' -e 'mmap ptr2 at=carveout+7p len=5p prot=r'
-	-e 'fault ptr len=2p' -e 'mmap mf at=carveout+20p len=2p file=memfd' -e 'fault mf'
+	-e 'fault ptr len=2p' -e 'mmap mf at=carveout+20p len=2p file=memfd flags=shared,fixed' -e 'fault mf'
 	-e dump -e 'munmap at=carveout+2p len=1p' -e 'mprotect at=carveout+8p len=1p prot=rw' -e dump)
 
 @test "fallback: the default run reads VMA boundaries with PROCMAP_QUERY" {
