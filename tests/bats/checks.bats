@@ -164,3 +164,15 @@ with() {
 	assert_failure 2
 	[[ "$stderr" == *"step 0 (mmap): file: 'nosuch' is not memfd, tmpfile, uprobe or the name of an earlier file step"* ]] || fail "$stderr"
 }
+
+@test "text form: file, fill=x, each_page=true, vm_flags=rd,-gu, pages, perms, errno=any and ret" {
+	run_json -e 'file f kind=memfd size=4p' -e 'mmap a at=carveout+1p len=2p file=f flags=shared,fixed' \
+		-e 'fault a len=2p fill=x each_page=true' -e 'verify a fill=x' -e 'expect vm_flags=rd,-gu at=a' \
+		-e 'expect pages=xx at=a' -e 'expect perms=rw-s at=a' -e 'munmap at=a+1 len=1p errno=any' \
+		-e 'mmap b at=carveout+5p len=1p ret=carveout+5p' -e 'munmap b ret=0'
+	assert_success
+	assert_jq 'sc.scenario.steps[4].vm_flags | @json' '{"has":["rd"],"lacks":["gu"]}'
+	assert_jq 'st(2).args | [.fill, .each_page] | @json' '[120,true]'
+	assert_jq '[sc.expectations[] | .ok] | @json' '[true,true,true]'
+	assert_jq 'st(7).errno' 'EINVAL'
+}
