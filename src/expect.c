@@ -349,7 +349,11 @@ static int check_vma_props(struct run *r, struct step *st, enum field_id id, cha
 		snprintf(fnd, len, "no smaps entry for VMA %s", sp);
 		rc = 1;
 	} else {
-		snprintf(fnd, len, "VMA %s has VmFlags %s", sp, e->vm_flags);
+		/* smaps ends the line with a space: not part of what is found */
+		int fl = (int)strlen(e->vm_flags);
+		while (fl && e->vm_flags[fl - 1] == ' ')
+			fl--;
+		snprintf(fnd, len, "VMA %s has VmFlags %.*s", sp, fl, e->vm_flags);
 		/* want is "+gu -nr"; VmFlags is "rd wr mr mw me ac gu" */
 		for (const char *w = want; *w; w += w[3] ? 4 : 3) {
 			bool has = false;

@@ -50,6 +50,7 @@ with() {
 	with '{"op": "expect", "vm_flags": {"has": ["gu"]}, "at": "a"}'
 	assert_failure 1
 	assert_jq 'sc.expectations[0].ok' 'false'
+	assert_jq 'sc.expectations[0].found | test("^VMA carveout\\+1p\\.\\.carveout\\+2p has VmFlags rd( [a-z]{2})*$")' 'true'
 	with '{"op": "expect", "vm_flags": {"lacks": ["gu"]}, "at": "a+1p"}'
 	assert_failure 1
 }
