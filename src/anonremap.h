@@ -122,6 +122,8 @@ enum ftype {
 	FT_ADDR2,   /* [address, address] */
 	FT_PATTERN, /* integer seed, string, or "zero" */
 	FT_PROC,    /* a process name: main, or one a fork gave */
+	FT_VMFLAGS, /* {"has": [...], "lacks": [...]}: kept as "+gu -nr" */
+	FT_BYTE,    /* one character, or a number from 0 to 255 */
 };
 enum field_id {
 	FLD_NAME, FLD_AT, FLD_LEN, FLD_PROT, FLD_FLAGS, FLD_FILE, FLD_OFFSET,
@@ -131,6 +133,8 @@ enum field_id {
 	FLD_DIFFERENT_VMA, FLD_VMA_COUNT, FLD_FROM, FLD_MAPPED, FLD_FAULTED,
 	FLD_THP, FLD_ANON_HUGE_PAGES, FLD_PGOFF_LINEAR, FLD_FOLIOS_LINEAR, FLD_SAME_ANON_VMA,
 	FLD_DIFFERENT_ANON_VMA, FLD_ACTION, FLD_MODE, FLD_FEATURES, FLD_IN, FLD_COMMENT,
+	FLD_PERMS, FLD_VM_FLAGS, FLD_PAGES, FLD_RET, FLD_EACH_PAGE, FLD_FILL,
+	FLD_KIND, FLD_SIZE,
 	FLD__COUNT
 };
 struct field_def {
@@ -219,6 +223,7 @@ struct scenario {
 	struct step *steps;
 	struct names names;
 	int forks;         /* fork steps: a run makes a command pipe for each */
+	bool is_file[MAX_REGIONS]; /* by name index: a file op made it */
 };
 struct load_opts {
 	bool allow_outside;
@@ -322,6 +327,8 @@ struct call {
 	 * REPLY_NOT_RUN for the rest of the chain. */
 	int chain;
 	int ok_sig, ok_err, ok_any;
+	int each_page;     /* fault, verify: each page touched on its own */
+	int fill;          /* fault, verify: 1 + the byte of "fill"; 0: none */
 };
 /* REPLY_NONE: nothing is sent (the parent of a fork: its child replies) */
 enum reply_kind { REPLY_READY, REPLY_STEP, REPLY_CHILD_EXIT, REPLY_NOT_RUN, REPLY_NONE };
@@ -336,6 +343,8 @@ struct reply {
 	pid_t pid;
 	int status;        /* REPLY_CHILD_EXIT: wait status */
 	uint64_t extra;    /* verify: first bad byte offset + 1, or 0 */
+	uint64_t unraised; /* each_page: offset + 1 of a page that raised no signal when another did */
+	uint64_t nraised;  /* each_page: pages that raised a signal */
 	uint64_t base;     /* REPLY_READY: carveout start */
 };
 struct child_cfg {
@@ -351,7 +360,12 @@ void child_main(const struct child_cfg *cfg) __attribute__((noreturn));
 void child_touch(const struct call *c, struct reply *rep);
 void child_fork(const struct call *c, struct reply *rep);
 bool outcome_expected(const struct call *c, const struct reply *rep);
+#define OK_ERR_ANY (-2) /* call.ok_err of "errno": "any": it must fail */
 uint64_t now_ns(void);
+
+/* op-file.c: the scenario process's named files */
+int file_fd(int idx);
+int file_make(bool memfd, const char *name, uint64_t size);
 
 /* op-uprobe.c */
 int uprobe_file_fd(void);
@@ -429,6 +443,7 @@ const char *region_of(struct run *r, uint64_t start, uint64_t end, cJSON **list)
 #define PM_PRESENT (1ull << 63)
 #define PM_SWAP (1ull << 62)
 #define PM_FILE_SHARED (1ull << 61)
+#define PM_GUARD_REGION (1ull << 58) /* Linux 6.15+: a MADV_GUARD_INSTALL marker */
 #define PM_EXCLUSIVE (1ull << 56)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out);
@@ -492,6 +507,8 @@ cJSON *vmas_json(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uin
 cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, long *process_vmas, cJSON *xray_status, cJSON *non_merges,
 		 struct err *err);
 const char *kpageflags_status(void);
+/* pages_state of [start, end), one letter a page (no run-length encoding) */
+char *pages_letters(pid_t pid, uint64_t start, uint64_t end, int *err);
 
 /* expect.c */
 int expect_eval(struct run *r, struct step *st, cJSON *exp, struct err *err);

@@ -53,58 +53,101 @@ static uint64_t pattern_word(uint64_t seed, uint64_t i)
 	return z ^ (z >> 31);
 }
 
-/* fault (access 0 write, 1 read) and verify (2 pattern, 3 zero). */
-void child_touch(const struct call *c, struct reply *rep)
+/* The 8 bytes fault writes, and verify wants, at offset 8 * w of a range of
+ * len bytes: the fill byte, zero, or the seeded pattern, whose last partial
+ * word is its low byte repeated. */
+static uint64_t want_word(const struct call *c, uint64_t w, uint64_t len)
 {
-	volatile char *base = (volatile char *)c->a[0];
-	uint64_t len = c->a[1], ps = kinfo.page_size;
-	volatile uint64_t i = 0;
-	uint64_t t0 = now_ns();
+	uint64_t ones = 0x0101010101010101ull;
 
-	rep->ret = 0;
-	if (sigsetjmp(touch_jb, 1)) {
-		rep->ns = now_ns() - t0;
-		rep->ret = -1;
-		rep->signo = fault_sig;
-		rep->si_code = fault_code;
-		rep->sigaddr = (uintptr_t)fault_addr;
-		return;
-	}
-	in_touch = 1;
-	if (c->access <= 1 && !c->has_pattern) {
+	if (c->fill)
+		return (uint64_t)(c->fill - 1) * ones;
+	if (c->access == 3)
+		return 0;
+	uint64_t p = pattern_word(c->seed, w);
+	return w * 8 + 8 <= len ? p : (p & 0xff) * ones;
+}
+
+/* Touch bytes [lo, hi) of the range at base (len bytes): offsets, not
+ * addresses, decide the contents, so a range touched a page at a time reads
+ * as one touched at once. Returns the offset + 1 of the first byte verify
+ * finds wrong, or 0. */
+static uint64_t touch_span(const struct call *c, char *base, uint64_t lo, uint64_t hi, uint64_t len)
+{
+	uint64_t ps = kinfo.page_size;
+
+	if (c->access <= 1 && !c->has_pattern && !c->fill) {
 		/* one byte a page, like the selftests' ptr[0] = 'x' */
-		uint64_t first = (uintptr_t)base & ~(ps - 1);
-		for (uint64_t p = first; p < (uintptr_t)base + len; p += ps) {
-			volatile char *b = (volatile char *)(p < (uintptr_t)base ? (uintptr_t)base : p);
+		uintptr_t start = (uintptr_t)base + lo, first = start & ~(ps - 1);
+		for (uintptr_t p = first; p < (uintptr_t)base + hi; p += ps) {
+			volatile char *b = (volatile char *)(p < start ? start : p);
 			if (c->access)
 				(void)*b;
 			else
 				*b = 'x';
 		}
-	} else if (c->access <= 1) {
-		for (i = 0; i + 8 <= len; i += 8) {
-			uint64_t w = pattern_word(c->seed, i / 8);
-			memcpy((char *)base + i, &w, 8);
+		return 0;
+	}
+	for (uint64_t i = lo; i < hi;) {
+		uint64_t w = i / 8, end = w * 8 + 8 < hi ? w * 8 + 8 : hi, want = want_word(c, w, len);
+		const char *wb = (const char *)&want + (i - w * 8);
+		if (c->access <= 1) {
+			memcpy(base + i, wb, end - i);
+		} else if (memcmp(base + i, wb, end - i)) {
+			for (uint64_t k = 0; k < end - i; k++)
+				if (base[i + k] != wb[k])
+					return i + k + 1;
 		}
-		for (; i < len; i++)
-			base[i] = (char)pattern_word(c->seed, i / 8);
-	} else {
-		bool zero = c->access == 3;
-		for (i = 0; i < len && !rep->extra; i += 8) {
-			uint64_t w = zero ? 0 : pattern_word(c->seed, i / 8), got = 0;
-			size_t n = len - i < 8 ? len - i : 8;
-			memcpy(&got, (char *)base + i, n);
-			if (memcmp(&got, &w, n)) {
-				for (size_t k = 0; k < n; k++)
-					if (((char *)&got)[k] != ((char *)&w)[k]) {
-						rep->extra = i + k + 1;
-						break;
-					}
-			}
+		i = end;
+	}
+	return 0;
+}
+
+/* fault (access 0 write, 1 read) and verify (2 pattern, 3 zero), of the
+ * whole range at once or, with each_page, every page on its own: a signal
+ * then ends only its page's touch, and the reply says how many pages
+ * raised one and which page, if any, did not. */
+void child_touch(const struct call *c, struct reply *rep)
+{
+	char *base = (char *)c->a[0];
+	uint64_t len = c->a[1], ps = kinfo.page_size;
+	volatile uint64_t lo = 0, raised = 0, quiet = 0;
+	uint64_t t0 = now_ns();
+
+	rep->ret = 0;
+	if (sigsetjmp(touch_jb, 1)) {
+		if (!raised++) {
+			rep->signo = fault_sig;
+			rep->si_code = fault_code;
+			rep->sigaddr = (uintptr_t)fault_addr;
 		}
+		if (!c->each_page)
+			lo = len;
+		else
+			lo = (((uintptr_t)base + lo) & ~(ps - 1)) + ps - (uintptr_t)base;
+	}
+	while (lo < len) {
+		uint64_t hi = len;
+		if (c->each_page) {
+			uint64_t next = (((uintptr_t)base + lo) & ~(ps - 1)) + ps - (uintptr_t)base;
+			hi = next < len ? next : len;
+		}
+		in_touch = 1;
+		uint64_t bad = touch_span(c, base, lo, hi, len);
+		in_touch = 0;
+		if (!quiet)
+			quiet = lo + 1;
+		if (bad && !rep->extra)
+			rep->extra = bad;
+		lo = bad && !c->each_page ? len : hi;
+	}
+	rep->nraised = raised;
+	if (raised) {
+		rep->ret = -1;
+		rep->unraised = quiet;
+	} else if (c->access >= 2) {
 		rep->ret = rep->extra ? 1 : 0;
 	}
-	in_touch = 0;
 	rep->ns = now_ns() - t0;
 }
 
@@ -162,10 +205,14 @@ bool outcome_expected(const struct call *c, const struct reply *rep)
 {
 	if (c->ok_any)
 		return true;
+	if (rep->unraised) /* each_page: some pages raised a signal, not all */
+		return false;
 	if (rep->signo || c->ok_sig)
 		return rep->signo == c->ok_sig;
 	if (c->ok_err > 0)
 		return rep->ret == -1 && rep->err == c->ok_err;
+	if (c->ok_err == OK_ERR_ANY)
+		return rep->ret == -1;
 	return c->ok_err < 0 || rep->ret != -1;
 }
 

@@ -72,7 +72,8 @@ static void add_page(struct runbuf *b, char c)
 }
 
 /* One character a page: '.' absent, 'x' exclusive, 's' shared, 'w' swapped,
- * 'H' part of a THP (only where /proc/kpageflags is readable). The kernel's
+ * 'g' a guard-region marker (pagemap shows it as swapped too, so it is
+ * told first), 'H' part of a THP (only where /proc/kpageflags is readable). The kernel's
  * flags are read for runs of consecutive PFNs at once. */
 static void classify(const uint64_t *pm, uint64_t n, bool *kpf_ok, struct runbuf *b)
 {
@@ -80,6 +81,10 @@ static void classify(const uint64_t *pm, uint64_t n, bool *kpf_ok, struct runbuf
 
 	for (uint64_t i = 0; i < n;) {
 		uint64_t e = pm[i];
+		if (e & PM_GUARD_REGION) {
+			add_page(b, 'g'), i++;
+			continue;
+		}
 		if (e & PM_SWAP) {
 			add_page(b, 'w'), i++;
 			continue;
@@ -127,10 +132,10 @@ static int classify_range(pid_t pid, uint64_t addr, uint64_t n, uint64_t **pm, u
  * are present or swapped, only those are read from pagemap, and the rest is
  * '.' as pagemap would say. Beyond MAX_STATE_PAGES the walk would take
  * seconds a dump: the result says so instead (smaps still gives the counts). */
-static char *pages_state(pid_t pid, uint64_t start, uint64_t end, bool *kpf_ok, int *err)
+static char *pages_state_rle(pid_t pid, uint64_t start, uint64_t end, bool rle, bool *kpf_ok, int *err)
 {
 	uint64_t n = (end - start) / kinfo.page_size, ps = kinfo.page_size;
-	struct runbuf b = { .rle = n >= RLE_MIN_PAGES };
+	struct runbuf b = { .rle = rle && n >= RLE_MIN_PAGES };
 	struct page_region reg[256];
 	int rc = 0;
 
@@ -166,6 +171,18 @@ static char *pages_state(pid_t pid, uint64_t start, uint64_t end, bool *kpf_ok, 
 	return b.s ? b.s : xstrdup("");
 }
 
+static char *pages_state(pid_t pid, uint64_t start, uint64_t end, bool *kpf_ok, int *err)
+{
+	return pages_state_rle(pid, start, end, true, kpf_ok, err);
+}
+
+/* For the pages check: the same letters, one a page, never run-length encoded. */
+char *pages_letters(pid_t pid, uint64_t start, uint64_t end, int *err)
+{
+	bool kpf_ok = true;
+	return pages_state_rle(pid, start, end, false, &kpf_ok, err);
+}
+
 /* Adjacent VMAs of the scenario that did not merge, and the reasons that can
  * be seen: the x-ray's (vm_pgoff, anon_vma, chain, flags, uffd) where it is
  * loaded, else what /proc shows (protections, file, VmFlags). */
@@ -197,7 +214,8 @@ static void explain_non_merges(const struct dump_opts *o, const struct vma *v, s
 			if (strcmp(v[i].perms, v[i + 1].perms))
 				snprintf(why, sizeof(why), "protections differ: %s != %s", v[i].perms, v[i + 1].perms);
 			else if (v[i].inode != v[i + 1].inode || strcmp(v[i].name ? v[i].name : "", v[i + 1].name ? v[i + 1].name : ""))
-				snprintf(why, sizeof(why), "different files: '%s' != '%s'", v[i].name, v[i + 1].name);
+				snprintf(why, sizeof(why), "different files: '%s' (inode %" PRIu64 ") != '%s' (inode %" PRIu64 ")",
+					 v[i].name ? v[i].name : "", v[i].inode, v[i + 1].name ? v[i + 1].name : "", v[i + 1].inode);
 			else if (v[i].inode && v[i + 1].offset != v[i].offset + (v[i].end - v[i].start))
 				snprintf(why, sizeof(why), "file offsets not contiguous");
 			else if (sa && sb && strcmp(sa->vm_flags, sb->vm_flags))

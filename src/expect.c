@@ -308,6 +308,92 @@ static int check_anon_vma(struct run *r, struct step *st, bool want_same, char *
 	return same != want_same;
 }
 
+/* perms and vm_flags: what maps and smaps say of the VMA containing at. */
+static int check_vma_props(struct run *r, struct step *st, enum field_id id, char *exp, char *fnd, size_t len,
+			   struct err *err)
+{
+	uint64_t a;
+	struct vma v;
+	char ra[64], sp[160];
+	const char *want = st->f[id].s;
+
+	if (addr_of(r, st, FLD_AT, 0, &a, err))
+		return -1;
+	rel(r, a, ra, sizeof(ra));
+	if (id == FLD_PERMS)
+		snprintf(exp, len, "VMA containing %s has permissions %s", ra, want);
+	else
+		snprintf(exp, len, "VMA containing %s has VmFlags %s", ra, want);
+	int rc = find(r, a, &v, err);
+	if (rc < 0)
+		return -1;
+	if (!rc) {
+		snprintf(fnd, len, "no VMA contains %s", ra);
+		return 1;
+	}
+	span(r, &v, sp, sizeof(sp));
+	if (id == FLD_PERMS) {
+		snprintf(fnd, len, "VMA %s has permissions %s", sp, v.perms);
+		rc = strcmp(v.perms, want) != 0;
+		vma_clear(&v);
+		return rc;
+	}
+	struct smaps_table *sm = smaps_load(r->cur->pid, v.end, err);
+	if (!sm) {
+		vma_clear(&v);
+		return -1;
+	}
+	const struct smaps_entry *e = smaps_find(sm, v.start);
+	rc = 0;
+	if (!e) {
+		snprintf(fnd, len, "no smaps entry for VMA %s", sp);
+		rc = 1;
+	} else {
+		/* smaps ends the line with a space: not part of what is found */
+		int fl = (int)strlen(e->vm_flags);
+		while (fl && e->vm_flags[fl - 1] == ' ')
+			fl--;
+		snprintf(fnd, len, "VMA %s has VmFlags %.*s", sp, fl, e->vm_flags);
+		/* want is "+gu -nr"; VmFlags is "rd wr mr mw me ac gu" */
+		for (const char *w = want; *w; w += w[3] ? 4 : 3) {
+			bool has = false;
+			for (const char *f = e->vm_flags; *f; f++)
+				if (f[0] == w[1] && f[1] == w[2] && (f == e->vm_flags || f[-1] == ' ') &&
+				    (!f[2] || f[2] == ' '))
+					has = true;
+			rc |= has != (w[0] == '+');
+		}
+	}
+	smaps_free(sm);
+	vma_clear(&v);
+	return rc;
+}
+
+/* pages: the letters of pages_state from at, one a page, '?' any. */
+static int check_page_letters(struct run *r, struct step *st, char *exp, char *fnd, size_t len, struct err *err)
+{
+	const char *want = st->f[FLD_PAGES].s;
+	uint64_t a, n = strlen(want), ps = kinfo.page_size;
+	char ra[64];
+	int e = 0;
+
+	if (addr_of(r, st, FLD_AT, 0, &a, err))
+		return -1;
+	rel(r, a, ra, sizeof(ra));
+	a &= ~(ps - 1);
+	snprintf(exp, len, "pages from %s: %s", ra, want);
+	char *got = pages_letters(r->cur->pid, a, a + n * ps, &e);
+	pagemap_close();
+	if (!got)
+		return err_set(err, "/proc/%d/pagemap: %s", (int)r->cur->pid, strerror(e));
+	int rc = 0;
+	for (uint64_t i = 0; i < n; i++)
+		rc |= want[i] != '?' && want[i] != got[i];
+	snprintf(fnd, len, "pages from %s: %s", ra, got);
+	free(got);
+	return rc;
+}
+
 int expect_eval(struct run *r, struct step *st, cJSON *out, struct err *err)
 {
 	char exp[400], fnd[400];
@@ -325,6 +411,13 @@ int expect_eval(struct run *r, struct step *st, cJSON *out, struct err *err)
 	} else if (st->f[FLD_ANON_HUGE_PAGES].set) {
 		check = "anon_huge_pages";
 		rc = check_huge(r, st, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_PERMS].set || st->f[FLD_VM_FLAGS].set) {
+		enum field_id id = st->f[FLD_PERMS].set ? FLD_PERMS : FLD_VM_FLAGS;
+		check = field_defs[id].key;
+		rc = check_vma_props(r, st, id, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_PAGES].set) {
+		check = "pages";
+		rc = check_page_letters(r, st, exp, fnd, sizeof(exp), err);
 	} else if (st->f[FLD_VMA].set) {
 		check = "vma";
 		rc = check_vma(r, st, exp, fnd, sizeof(exp), err);

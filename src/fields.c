@@ -6,6 +6,7 @@
 static const char *const access_choices[] = { "write", "read", NULL };
 static const char *const scope_choices[] = { "carveout", "all", NULL };
 static const char *const file_choices[] = { "memfd", "tmpfile", "uprobe", NULL };
+static const char *const kind_choices[] = { "memfd", "tmpfile", NULL };
 static const char *const action_choices[] = { "register", "unregister", "api", "copy", "zeropage",
 					       "move", "wake", "continue", NULL };
 
@@ -15,7 +16,7 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_LEN] = { "len", FT_SIZE, NULL, "length" },
 	[FLD_PROT] = { "prot", FT_MASK, NULL, "protection: none, r, rw, rwx, or names" },
 	[FLD_FLAGS] = { "flags", FT_MASK, NULL, "flag names or a number" },
-	[FLD_FILE] = { "file", FT_ENUM, file_choices, "back the mapping by a new memfd, a new unlinked temporary file, or the uprobe op's file" },
+	[FLD_FILE] = { "file", FT_STR, file_choices, "back the mapping by a new memfd, a new unlinked temporary file, the uprobe op's file, or a file op's file by name" },
 	[FLD_OFFSET] = { "offset", FT_SIZE, NULL, "file offset" },
 	[FLD_REGION] = { "region", FT_REGION, NULL, "a bound region: its address and length" },
 	[FLD_ADVICE] = { "advice", FT_VALUE, NULL, "madvise advice name or number" },
@@ -51,6 +52,14 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_FEATURES] = { "features", FT_MASK, NULL, "userfaultfd api: feature names (sigbus, move, ...) or a number" },
 	[FLD_IN] = { "in", FT_PROC, NULL, "the process that makes the call, or whose state it reads (default: the newest alive)" },
 	[FLD_COMMENT] = { "comment", FT_STR, NULL, "free text, ignored" },
+	[FLD_PERMS] = { "perms", FT_STR, NULL, "expect: the permissions of the VMA at 'at', as maps prints them (r--p)" },
+	[FLD_VM_FLAGS] = { "vm_flags", FT_VMFLAGS, NULL, "expect: smaps VmFlags the VMA at 'at' has and lacks" },
+	[FLD_PAGES] = { "pages", FT_STR, NULL, "expect: pages_state of the pages from 'at', one letter a page, ? any" },
+	[FLD_RET] = { "ret", FT_ADDR, NULL, "the call must return exactly this: an address expression or a number" },
+	[FLD_EACH_PAGE] = { "each_page", FT_BOOL, NULL, "touch every page on its own (with signal: every page must raise it)" },
+	[FLD_KIND] = { "kind", FT_ENUM, kind_choices, "file: memfd or tmpfile" },
+	[FLD_SIZE] = { "size", FT_SIZE, NULL, "file: its size" },
+	[FLD_FILL] = { "fill", FT_BYTE, NULL, "fault: write this byte over the range; verify: every byte is it" },
 };
 
 int field_find(const char *key)

@@ -1,6 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* op expect: one assertion about the VMA state; the checks live in expect.c. */
 #include "anonremap.h"
+#include <string.h>
+
+/* perms as maps prints them; pages in pages_state's letters, one a page. */
+static int check_letters(struct step *st, struct err *err)
+{
+	const char *p = st->f[FLD_PERMS].s, *g = st->f[FLD_PAGES].s;
+
+	if (st->f[FLD_PERMS].set &&
+	    (strlen(p) != 4 || !strchr("r-", p[0]) || !strchr("w-", p[1]) || !strchr("x-", p[2]) || !strchr("ps", p[3])))
+		return err_set(err, "perms: expected four letters as maps prints them, such as \"r--p\" or \"rw-s\"");
+	if (st->f[FLD_PAGES].set && (!*g || strspn(g, ".xswgH?") != strlen(g)))
+		return err_set(err, "pages: expected pages_state letters (. x s w g H) or ?, one a page");
+	if (st->f[FLD_PAGES].set && strlen(g) > 4096)
+		return err_set(err, "pages: more than 4096 pages");
+	return 0;
+}
 
 /* Exactly one shape: the key that names the check, and the keys it needs. */
 static int expect_check(struct scenario *sc, struct step *st, struct err *err)
@@ -22,6 +38,9 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		{ FLD_FOLIOS_LINEAR, { FLD_VMA, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 		{ FLD_SAME_ANON_VMA, { FLD__COUNT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 		{ FLD_DIFFERENT_ANON_VMA, { FLD__COUNT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_PERMS, { FLD_AT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_VM_FLAGS, { FLD_AT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_PAGES, { FLD_AT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 	};
 	int found = -1;
 
@@ -38,7 +57,7 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		found = i;
 	}
 	if (found < 0)
-		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp, anon_huge_pages, pgoff_linear, folios_linear, same_anon_vma or different_anon_vma)");
+		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp, anon_huge_pages, pgoff_linear, folios_linear, same_anon_vma, different_anon_vma, perms, vm_flags or pages)");
 	for (int f = 0; f < FLD__COUNT; f++) {
 		if (!st->f[f].set || f == (int)shapes[found].key || f == FLD_COMMENT || f == FLD_IN)
 			continue;
@@ -57,7 +76,7 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 			return err_set(err, "%s: required by a '%s' check", field_defs[n].key,
 				       field_defs[shapes[found].key].key);
 	}
-	return 0;
+	return check_letters(st, err);
 }
 
 static int expect_after(struct run *r, struct step *st, const struct call *c,
@@ -84,6 +103,7 @@ static const struct op_field expect_fields[] = {
 	{ FLD_LEN, false, NULL }, { FLD_THP, false, NULL }, { FLD_ANON_HUGE_PAGES, false, NULL },
 	{ FLD_PGOFF_LINEAR, false, NULL }, { FLD_FOLIOS_LINEAR, false, NULL },
 	{ FLD_SAME_ANON_VMA, false, NULL }, { FLD_DIFFERENT_ANON_VMA, false, NULL },
+	{ FLD_PERMS, false, NULL }, { FLD_VM_FLAGS, false, NULL }, { FLD_PAGES, false, NULL },
 	{ FLD__COUNT, false, NULL },
 };
 

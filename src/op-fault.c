@@ -19,12 +19,19 @@ static int fault_prepare(struct run *r, struct step *st, struct call *c, cJSON *
 	cJSON_AddStringToObject(args, "access", c->access ? "read" : "write");
 	if (c->has_pattern)
 		cJSON_AddNumberToObject(args, "pattern", (double)c->seed);
+	c->fill = st->f[FLD_FILL].set ? 1 + (int)st->f[FLD_FILL].u : 0;
+	if (c->fill)
+		cJSON_AddNumberToObject(args, "fill", c->fill - 1);
+	c->each_page = st->f[FLD_EACH_PAGE].set && st->f[FLD_EACH_PAGE].u;
+	if (c->each_page)
+		cJSON_AddTrueToObject(args, "each_page");
 	return 0;
 }
 
 static const struct op_field fault_fields[] = {
 	{ FLD_AT, false, NULL }, { FLD_REGION, false, NULL }, { FLD_LEN, false, NULL },
-	{ FLD_ACCESS, false, NULL }, { FLD_PATTERN, false, NULL },
+	{ FLD_ACCESS, false, NULL }, { FLD_PATTERN, false, NULL }, { FLD_FILL, false, NULL },
+	{ FLD_EACH_PAGE, false, NULL },
 	{ FLD__COUNT, false, NULL },
 };
 

@@ -5,9 +5,37 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-enum { FILE_NONE, FILE_MEMFD, FILE_TMPFILE, FILE_UPROBE };
+/* a[4] of the call: the kind of file, or FILE_NAMED + a file op's name index */
+enum { FILE_NONE, FILE_MEMFD, FILE_TMPFILE, FILE_UPROBE, FILE_NAMED };
+
+static int file_kind(const struct scenario *sc, const char *s)
+{
+	if (!strcmp(s, "memfd"))
+		return FILE_MEMFD;
+	if (!strcmp(s, "tmpfile"))
+		return FILE_TMPFILE;
+	if (!strcmp(s, "uprobe"))
+		return FILE_UPROBE;
+	int idx = names_find(&sc->names, s);
+	return idx >= 0 && sc->is_file[idx] ? FILE_NAMED + idx : -1;
+}
+
+/* A file op's file by name, made before; and a file mapping says how it
+ * shares: the old default (MAP_SHARED) was easy to miss in a merge test. */
+static int mmap_check(struct scenario *sc, struct step *st, struct err *err)
+{
+	if (!st->f[FLD_FILE].set)
+		return 0;
+	if (file_kind(sc, st->f[FLD_FILE].s) < 0)
+		return err_set(err, "file: '%s' is not memfd, tmpfile, uprobe or the name of an earlier file step",
+			       st->f[FLD_FILE].s);
+	if (!st->f[FLD_FLAGS].set || !(st->f[FLD_FLAGS].u & (MAP_SHARED | MAP_PRIVATE)))
+		return err_set(err, "flags: an mmap of a file must say shared or private");
+	return 0;
+}
 
 static int mmap_prepare(struct run *r, struct step *st, struct call *c, cJSON *args, struct err *err)
 {
@@ -22,7 +50,7 @@ static int mmap_prepare(struct run *r, struct step *st, struct call *c, cJSON *a
 	if (st->f[FLD_PROT].set)
 		prot = st->f[FLD_PROT].u;
 	if (st->f[FLD_FILE].set)
-		file = st->f[FLD_FILE].s[0] == 'm' ? FILE_MEMFD : st->f[FLD_FILE].s[0] == 'u' ? FILE_UPROBE : FILE_TMPFILE;
+		file = file_kind(r->sc, st->f[FLD_FILE].s);
 	if (st->f[FLD_OFFSET].set)
 		off = st->f[FLD_OFFSET].u;
 	if (st->f[FLD_FLAGS].set)
@@ -46,28 +74,6 @@ static int mmap_prepare(struct run *r, struct step *st, struct call *c, cJSON *a
 	return 0;
 }
 
-/* The file exists only inside the scenario process: a scenario names no path. */
-static int make_file(int kind, uint64_t size)
-{
-	int fd;
-
-	if (kind == FILE_MEMFD) {
-		fd = memfd_create("anonremap", MFD_CLOEXEC);
-	} else {
-		const char *dir = getenv("TMPDIR");
-		fd = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	}
-	if (fd < 0)
-		return -1;
-	if (ftruncate(fd, size) < 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return fd;
-}
-
 static void mmap_exec(const struct call *c, struct reply *rep)
 {
 	int fd = -1;
@@ -80,8 +86,17 @@ static void mmap_exec(const struct call *c, struct reply *rep)
 			rep->err = uprobe_file_fd() < 0 ? EBADF : errno;
 			return;
 		}
+	} else if (c->a[4] >= FILE_NAMED) {
+		/* the file op's file, as it is: mapped as often as a scenario likes */
+		fd = file_fd(c->a[4] - FILE_NAMED) >= 0 ? dup(file_fd(c->a[4] - FILE_NAMED)) : -1;
+		if (fd < 0) {
+			rep->ret = -1;
+			rep->err = file_fd(c->a[4] - FILE_NAMED) < 0 ? EBADF : errno;
+			return;
+		}
 	} else if (c->a[4] != FILE_NONE) {
-		fd = make_file(c->a[4], c->a[5] + c->a[1]);
+		/* the file exists only inside the scenario process: a scenario names no path */
+		fd = file_make(c->a[4] == FILE_MEMFD, "anonremap", c->a[5] + c->a[1]);
 		if (fd < 0) {
 			rep->ret = -1;
 			rep->err = errno;
@@ -129,6 +144,7 @@ const struct op_entry op_mmap = {
 	.first_word = "name",
 	.syscall = true,
 	.ret_addr = true,
+	.check = mmap_check,
 	.prepare = mmap_prepare,
 	.exec = mmap_exec,
 	.after = mmap_after,

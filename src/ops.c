@@ -5,12 +5,12 @@
 
 extern const struct op_entry op_mmap, op_munmap, op_mprotect, op_madvise, op_mremap,
 	op_fault, op_verify, op_fork, op_prctl, op_mseal, op_userfaultfd, op_uprobe, op_dump, op_expect, op_pause,
-	op_exit, op_mlock, op_munlock;
+	op_exit, op_mlock, op_munlock, op_file;
 
 const struct op_entry *const op_table[] = {
 	&op_mmap, &op_munmap, &op_mprotect, &op_madvise, &op_mlock, &op_munlock, &op_mremap, &op_fault,
 	&op_verify, &op_fork, &op_exit, &op_prctl, &op_mseal, &op_userfaultfd, &op_uprobe, &op_dump, &op_expect, &op_pause,
-	NULL,
+	&op_file, NULL,
 };
 
 const struct op_entry *op_find(const char *name)
@@ -32,7 +32,7 @@ const struct op_field *op_field(const struct op_entry *op, enum field_id id)
 bool op_has_field(const struct op_entry *op, enum field_id id)
 {
 	return id == FLD_COMMENT || id == FLD_IN || op_field(op, id) != NULL ||
-	       (op->syscall && (id == FLD_ERRNO || id == FLD_MAY_FAIL || id == FLD_SIGNAL));
+	       (op->syscall && (id == FLD_ERRNO || id == FLD_MAY_FAIL || id == FLD_SIGNAL || id == FLD_RET));
 }
 
 /* The op closest to a misspelling, for "did you mean". */

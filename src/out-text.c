@@ -79,6 +79,8 @@ static void print_args(FILE *fp, cJSON *args)
 				fprintf(fp, "%.0fp", v / ps);
 			else
 				fprintf(fp, "%.0f", v);
+		} else if (cJSON_IsBool(a)) {
+			fputs(cJSON_IsTrue(a) ? "true" : "false", fp);
 		}
 	}
 }

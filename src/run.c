@@ -361,7 +361,9 @@ static void set_expected(const struct step *st, struct call *c)
 	const struct fval *f = st->f;
 
 	c->ok_sig = f[FLD_SIGNAL].set ? (int)f[FLD_SIGNAL].u : 0;
-	c->ok_err = f[FLD_ERRNO].set ? (int)f[FLD_ERRNO].u : f[FLD_MAY_FAIL].set && f[FLD_MAY_FAIL].u ? -1 : 0;
+	c->ok_err = f[FLD_ERRNO].set ? (f[FLD_ERRNO].u ? (int)f[FLD_ERRNO].u : OK_ERR_ANY)
+				     : f[FLD_MAY_FAIL].set && f[FLD_MAY_FAIL].u ? -1 : 0;
+	c->each_page = f[FLD_EACH_PAGE].set && f[FLD_EACH_PAGE].u;
 }
 
 /* Did the step do what it said it would? NULL when it did, else why not. */
@@ -376,6 +378,12 @@ static const char *judge(const struct run *r, const struct step *st, const struc
 	bool differ = !strcmp(st->op->name, "verify") && rep->ret == 1; /* the contents, not the call */
 	if (outcome_expected(&want, rep) && !differ)
 		return NULL;
+	if (rep->unraised) {
+		hex_format(rep->unraised - 1, at, sizeof(at));
+		snprintf(buf, len, "each_page: %" PRIu64 " pages raised %s, the page at offset %s of the range raised none",
+			 rep->nraised, signal_name(rep->signo, sig, sizeof(sig)), at);
+		return f[FLD_SIGNAL].set ? "failed" : "unexpected";
+	}
 	if (rep->signo) {
 		/* where, as the steps say it: relative to the carveout */
 		rel_format(rep->sigaddr, r->base, at, sizeof(at));
@@ -395,7 +403,7 @@ static const char *judge(const struct run *r, const struct step *st, const struc
 	else if (rep->ret == -1)
 		snprintf(buf, len, "failed with %s, expected %s", errno_name(rep->err), errno_name(f[FLD_ERRNO].u));
 	else
-		snprintf(buf, len, "succeeded, expected %s", errno_name(f[FLD_ERRNO].u));
+		snprintf(buf, len, "succeeded, expected %s", f[FLD_ERRNO].u ? errno_name(f[FLD_ERRNO].u) : "a failure (errno any)");
 	return "failed";
 }
 
@@ -697,11 +705,15 @@ static bool chain_may_go_on(const struct run *r, const struct step *st, const st
 
 	if (!chain_may_join(st))
 		return false;
+	if (f[FLD_RET].set) /* only anonremap compares the value: the chain would go on past a mismatch */
+		return false;
 	if (!st->op->after)
 		return true;
 	if (!st->op->fixed_ret || r->opts->keep_going || f[FLD_SIGNAL].set || (f[FLD_MAY_FAIL].set && f[FLD_MAY_FAIL].u))
 		return false;
 	memset(pred, 0, sizeof(*pred));
+	if (f[FLD_ERRNO].set && !f[FLD_ERRNO].u)
+		return false; /* errno any: which one is not known before */
 	if (f[FLD_ERRNO].set) {
 		pred->ret = -1;
 		pred->err = f[FLD_ERRNO].u;
@@ -841,6 +853,30 @@ int run_step(struct run *r, int i, cJSON **out)
 		}
 		record_reply(r, st, &rep, sres);
 		const char *bad = judge(r, st, &rep, sbuf, sizeof(sbuf));
+		if (!bad && st->f[FLD_RET].set) {
+			uint64_t want;
+			if (run_resolve(r, st, FLD_RET, &want, &err)) {
+				cJSON_AddStringToObject(sres, "status", "error");
+				cJSON_AddStringToObject(sres, "error", err.msg);
+				snprintf(r->rbuf, sizeof(r->rbuf), "step %d (%s): %s", i, st->op->name, err.msg);
+				r->final = "error";
+				r->reason = r->rbuf;
+				return -1;
+			}
+			if ((uint64_t)rep.ret != want) {
+				char w[64], g[64];
+				if (st->op->ret_addr) {
+					rel_format(want, r->base, w, sizeof(w));
+					rel_format((uint64_t)rep.ret, r->base, g, sizeof(g));
+				} else {
+					snprintf(w, sizeof(w), "%" PRId64, (int64_t)want);
+					snprintf(g, sizeof(g), "%" PRId64, rep.ret);
+				}
+				snprintf(sbuf, sizeof(sbuf), "ret: returned %s, expected %s", g, w);
+				bad = "failed";
+				cJSON_AddStringToObject(sres, "failure", sbuf);
+			}
+		}
 		if (bad) {
 			sstat = bad;
 			cJSON_AddStringToObject(sres, "failure", sbuf);

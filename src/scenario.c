@@ -329,6 +329,15 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 	}
 	switch (fd->type) {
 	case FT_ADDR:
+		if (id == FLD_RET && cJSON_IsNumber(v)) { /* a number: the call's plain return value */
+			if (json_int(v, 0, MAX_EXACT, &i))
+				return err_set(err, "expected a non-negative integer or an address expression");
+			fv->e = xcalloc(1, sizeof(struct expr));
+			fv->e->n = 1;
+			fv->e->t[0].kind = TERM_NUM;
+			fv->e->t[0].num = (uint64_t)i;
+			return 0;
+		}
 		if (!cJSON_IsString(v))
 			return err_set(err, "expected an address expression string (\"carveout+1p\", \"ptr+5p\")");
 		fv->e = xcalloc(1, sizeof(struct expr));
@@ -376,6 +385,10 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 		fv->i = i;
 		return 0;
 	case FT_ERRNO:
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, "any")) {
+			fv->u = 0; /* must fail, whatever the errno */
+			return 0;
+		}
 		if (cJSON_IsNumber(v)) {
 			if (json_int(v, 1, 4095, &i))
 				return err_set(err, "expected an errno name or a number from 1 to 4095");
@@ -418,6 +431,42 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 		}
 	case FT_PROC:
 		break; /* above */
+	case FT_BYTE:
+		if (cJSON_IsString(v) && strlen(v->valuestring) == 1) {
+			fv->u = (unsigned char)v->valuestring[0];
+			return 0;
+		}
+		if (!cJSON_IsNumber(v) || json_int(v, 0, 255, &i))
+			return err_set(err, "expected one character (\"x\") or a number from 0 to 255");
+		fv->u = i;
+		return 0;
+	case FT_VMFLAGS: {
+		/* kept as "+gu -nr": the two-letter mnemonics smaps prints */
+		char buf[256] = "";
+		const cJSON *k;
+		if (!cJSON_IsObject(v) || !cJSON_GetArraySize(v))
+			return err_set(err, "expected {\"has\": [\"gu\"], \"lacks\": [\"nr\"]}");
+		cJSON_ArrayForEach(k, v) {
+			bool has = !strcmp(k->string, "has");
+			if (!has && strcmp(k->string, "lacks"))
+				return err_set(err, "'%s': expected has or lacks", k->string);
+			if (!cJSON_IsArray(k))
+				return err_set(err, "%s: expected a list of VmFlags mnemonics", k->string);
+			const cJSON *m;
+			cJSON_ArrayForEach(m, k) {
+				const char *t = cJSON_GetStringValue(m);
+				if (!t || strlen(t) != 2 || t[0] < 'a' || t[0] > 'z' || t[1] < 'a' || t[1] > 'z')
+					return err_set(err, "%s: expected two-letter VmFlags mnemonics such as \"gu\"",
+						       k->string);
+				if (strlen(buf) + 5 > sizeof(buf))
+					return err_set(err, "%s: too many mnemonics", k->string);
+				snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%c%s", *buf ? " " : "",
+					 has ? '+' : '-', t);
+			}
+		}
+		fv->s = xstrdup(buf);
+		return 0;
+	}
 	case FT_PATTERN:
 		if (cJSON_IsNumber(v)) {
 			if (json_int(v, 0, MAX_EXACT, &i))
@@ -532,6 +581,13 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 		return -1;
 	if (f[FLD_ERRNO].set && f[FLD_MAY_FAIL].set)
 		return err_set(err, "errno: cannot be combined with may_fail");
+	if (f[FLD_RET].set && (f[FLD_ERRNO].set || f[FLD_SIGNAL].set))
+		return err_set(err, "ret: a call that must %s returns nothing to compare",
+			       f[FLD_ERRNO].set ? "fail" : "raise a signal");
+	if (f[FLD_FILL].set && f[FLD_PATTERN].set)
+		return err_set(err, "fill: give either 'fill' or 'pattern'");
+	if (f[FLD_FILL].set && f[FLD_ACCESS].set && !strcmp(f[FLD_ACCESS].s, "read"))
+		return err_set(err, "fill: writes the range, so it cannot go with access=read");
 	bool ranged = op_has_field(op, FLD_REGION) && op_has_field(op, FLD_AT) &&
 		      !(op->rangeless && op->rangeless(st));
 	if (ranged) {

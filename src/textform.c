@@ -95,6 +95,17 @@ static cJSON *value_for(enum ftype t, const char *v, struct err *err)
 		return cJSON_CreateString(v);
 	case FT_ADDR2:
 		return list_of(v);
+	case FT_BYTE: /* fill=x is the letter, fill=120 the number */
+		return strlen(v) == 1 ? cJSON_CreateString(v) : number_or_string(v);
+	case FT_VMFLAGS: { /* vm_flags=gu,-nr: has gu, lacks nr */
+		cJSON *o = cJSON_CreateObject(), *has = cJSON_AddArrayToObject(o, "has"),
+		      *lacks = cJSON_AddArrayToObject(o, "lacks");
+		char *copy = xstrdup(v), *save = NULL;
+		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+			cJSON_AddItemToArray(*w == '-' ? lacks : has, cJSON_CreateString(w + (*w == '-' || *w == '+')));
+		free(copy);
+		return o;
+	}
 	case FT_SIZE:
 	case FT_INT:
 	case FT_PATTERN:

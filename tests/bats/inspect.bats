@@ -242,7 +242,7 @@ EOF
 # --- the /proc/PID/maps fallback ----------------------------------------------
 
 FALLBACK_STEPS=(-e 'mmap ptr at=carveout+1p len=5p prot=rw' -e 'mmap ptr2 at=carveout+7p len=5p prot=r'
-	-e 'fault ptr len=2p' -e 'mmap mf at=carveout+20p len=2p file=memfd' -e 'fault mf'
+	-e 'fault ptr len=2p' -e 'mmap mf at=carveout+20p len=2p file=memfd flags=shared,fixed' -e 'fault mf'
 	-e dump -e 'munmap at=carveout+2p len=1p' -e 'mprotect at=carveout+8p len=1p prot=rw' -e dump)
 
 @test "fallback: the default run reads VMA boundaries with PROCMAP_QUERY" {
@@ -523,13 +523,13 @@ EOF
 	fi
 }
 
-@test "pages_state: faulted pages far apart in a 1 GiB VMA, and guard markers as pagemap shows them (w)" {
+@test "pages_state: faulted pages far apart in a 1 GiB VMA, and guard markers as pagemap's guard bit shows them (g)" {
 	# PAGEMAP_SCAN (6.7) finds the runs that pagemap is read for; the rest is '.'
 	run_json -e 'carveout size=1g' -e 'mmap ptr at=carveout len=1g prot=rw flags=private,anonymous,fixed,noreserve' \
 		-e 'fault ptr' -e 'fault at=ptr+131072p' -e 'fault at=ptr+262143p' \
 		-e 'madvise at=ptr+100p len=3p advice=guard_install may_fail=true' -e dump
 	assert_success
-	local want='x.{99}www.{130969}x.{131070}x'
+	local want='x.{99}ggg.{130969}x.{131070}x'
 	# before Linux 6.13 there is no MADV_GUARD_INSTALL: no markers
 	[ "$(jq -r 'st(5).errno' "$J")" != EINVAL ] || want='x.{130971}x.{131070}x'
 	assert_jq '[sc.dumps[0].vmas[] | select(.region == "ptr") | .pages_state] | .[0]' "$want"

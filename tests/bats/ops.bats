@@ -43,7 +43,7 @@ relocate_supported() {
 
 @test "mmap file=memfd: a shared mapping of the scenario's own memfd, at the given offset" {
 	steps_scen s.json \
-		'{"op": "mmap", "name": "mf", "at": "carveout+1p", "len": "2p", "file": "memfd", "offset": "2p"}' \
+		'{"op": "mmap", "name": "mf", "at": "carveout+1p", "len": "2p", "file": "memfd", "offset": "2p", "flags": ["shared", "fixed"]}' \
 		'{"op": "fault", "region": "mf"}' \
 		'{"op": "dump"}'
 	run_json "$S"
@@ -60,7 +60,7 @@ relocate_supported() {
 
 @test "mmap file=tmpfile: an unlinked file in \$TMPDIR, mapped shared" {
 	steps_scen s.json \
-		'{"op": "mmap", "name": "tf", "at": "carveout+1p", "len": "3p", "file": "tmpfile"}' \
+		'{"op": "mmap", "name": "tf", "at": "carveout+1p", "len": "3p", "file": "tmpfile", "flags": ["shared", "fixed"]}' \
 		'{"op": "dump"}'
 	TMPDIR="$BATS_TEST_TMPDIR" run_json "$S"
 	assert_success
@@ -402,9 +402,9 @@ EOF
 	assert_jq 'st(3).mismatch' 'null'
 	assert_jq 'st(4).status' 'failed'
 	assert_jq 'st(4).mismatch' 'carveout+30p'
-	assert_jq 'st(4).failure' 'page contents differ from the pattern'
+	assert_jq 'st(4).failure' 'page contents differ from the pattern: first at carveout+30p'
 	assert_jq 'st(5).mismatch' 'carveout+31p'
-	assert_jq 'sc.reason' 'step 4 (verify): page contents differ from the pattern'
+	assert_jq 'sc.reason' 'step 4 (verify): page contents differ from the pattern: first at carveout+30p'
 }
 
 # --- fork -------------------------------------------------------------------
@@ -508,7 +508,7 @@ EOF
 	local scope=all
 	# BUG (see the scope=all test): under ASan, stay in the carveout
 	sanitized && scope=carveout
-	run_json -e 'mmap ptr at=carveout+1p len=2p' -e 'mmap mf at=carveout+8p len=2p file=memfd offset=1p' \
+	run_json -e 'mmap ptr at=carveout+1p len=2p' -e 'mmap mf at=carveout+8p len=2p file=memfd offset=1p flags=shared,fixed' \
 		-e "dump scope=$scope"
 	assert_success
 	local re='^[0-9a-f]{8,16}-[0-9a-f]{8,16} [r-][w-][x-][ps] [0-9a-f]{8} [0-9a-f]{2}:[0-9a-f]{2} [0-9]+ ( *[^ ].*)?$'
@@ -528,7 +528,7 @@ EOF
 	local err="$BATS_TEST_TMPDIR/stderr" pid="" i
 	J="$BATS_TEST_TMPDIR/result.json"
 	"$AR" run -e 'mmap ptr at=carveout+1p len=5p' -e 'mprotect at=ptr+1p len=1p prot=r' \
-		-e 'mmap mf at=carveout+8p len=2p file=memfd' -e 'fault ptr' -e dump -e pause \
+		-e 'mmap mf at=carveout+8p len=2p file=memfd flags=shared,fixed' -e 'fault ptr' -e dump -e pause \
 		</dev/null >"$J" 2>"$err" &
 	local bg=$!
 	for ((i = 0; i < 400; i++)); do

@@ -175,7 +175,7 @@ assert_gone() {
 	# the move succeeds, the old VMA stays (rw-s, same file) with its page
 	# table entries gone; touching it raises no signal but faults the same
 	# shared file pages back in: the data, not zeroes.
-	run_json -k -e 'mmap ptr at=carveout+1p len=2p prot=rw file=memfd' -e 'fault ptr len=2p pattern=5' \
+	run_json -k -e 'mmap ptr at=carveout+1p len=2p prot=rw file=memfd flags=shared,fixed' -e 'fault ptr len=2p pattern=5' \
 		-e 'mremap ptr to=carveout+20p flags=maymove,fixed,dontunmap name=moved' -e 'dump moved' \
 		-e 'fault at=carveout+1p access=read' -e 'verify at=carveout+1p len=2p pattern=5' \
 		-e 'verify at=carveout+1p len=2p pattern=zero' -e 'verify moved pattern=5' -e 'dump touched'
@@ -191,7 +191,7 @@ assert_gone() {
 	assert_jq '[st(4), st(5), st(7)] | map(.status) | @json' '["ok","ok","ok"]'
 	assert_jq '[st(4), st(5), st(6), st(7)] | map(.signal) | @json' '[null,null,null,null]'
 	assert_jq 'st(6).status' 'failed'
-	assert_jq 'st(6).failure' 'page contents differ from the pattern'
+	assert_jq 'st(6).failure' 'page contents differ from the pattern: first at carveout+1p'
 	# both mappings now map the same two file pages
 	assert_jq 'vma_in(1; "carveout+1p").pages_state' 'ss'
 	assert_jq 'vma_in(1; "carveout+20p").pages_state' 'ss'
@@ -211,7 +211,7 @@ assert_gone() {
 @test "signal: SIGBUS touching a shared file mapping grown past the end of its file" {
 	# The memfd is 2 pages long; mremap makes the mapping 4 pages: its tail
 	# lies beyond EOF. (A scenario cannot truncate the file itself.)
-	run_json -k -e 'mmap ptr at=carveout+1p len=2p prot=rw file=memfd' \
+	run_json -k -e 'mmap ptr at=carveout+1p len=2p prot=rw file=memfd flags=shared,fixed' \
 		-e 'mremap ptr new_len=4p to=carveout+20p flags=maymove,fixed' \
 		-e 'fault at=ptr+1p' -e 'fault at=ptr+3p signal=SIGBUS' -e 'fault at=ptr+2p access=read' -e dump
 	assert_failure 1
