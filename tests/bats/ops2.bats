@@ -235,7 +235,7 @@ load helper
 
 @test "userfaultfd continue maps a shmem page that is in the page cache but not in the page table (minor fault)" {
 	need_feature userfaultfd
-	run_json -e 'mmap sh at=carveout+1p len=2p file=memfd' -e 'fault sh len=2p pattern=5' \
+	run_json -e 'mmap sh at=carveout+1p len=2p file=memfd flags=shared,fixed' -e 'fault sh len=2p pattern=5' \
 		-e 'madvise sh advice=dontneed' -e 'expect faulted=false at=sh len=2p' \
 		-e 'userfaultfd action=api features=minor_shmem' -e 'userfaultfd sh mode=minor' \
 		-e 'userfaultfd sh action=continue' -e 'expect faulted=true at=sh len=2p' -e 'verify sh pattern=5'
