@@ -338,8 +338,16 @@ static void rel(uint64_t addr, uint64_t base, const char *want)
 		printf("#   expr_parse(\"%s\"): %s\n", buf, err.msg);
 		return;
 	}
-	CHECK(e.t[0].kind == TERM_CARVEOUT && nm.n == 0);
+	CHECK(nm.n == 0);
 	CHECK(expr_const(&e, &c));
+	if (strncmp(buf, "carveout", 8)) {
+		/* 1 TiB or more away: absolute, the address itself */
+		__int128 d = (__int128)addr - (__int128)base;
+		CHECK(d >= (__int128)1 << 40 || d <= -((__int128)1 << 40));
+		CHECK(c == (__int128)addr);
+		return;
+	}
+	CHECK(e.t[0].kind == TERM_CARVEOUT);
 	CHECK(c == (__int128)addr - (__int128)base);
 }
 
@@ -359,8 +367,13 @@ static void test_rel_format(void)
 	rel(b - P - 0x400, b, want);
 	snprintf(want, sizeof(want), "carveout+%" PRIu64 "p", PMD / P);
 	rel(b + PMD, b, want);
+	/* up to 1 TiB away relative; from there absolute (0, the other end) */
+	snprintf(want, sizeof(want), "carveout-%" PRIu64 "p", (uint64_t)(((1ull << 40) - P) / P));
+	rel(b - ((1ull << 40) - P), b, want);
+	rel(b - (1ull << 40), b, "0x7e0000000000");
+	rel(0, b, "0x0");
 	/* the extremes */
-	rel(UINT64_MAX, 0, NULL);
+	rel(UINT64_MAX, 0, "0xffffffffffffffff");
 	rel(0, UINT64_MAX, NULL);
 	rel(UINT64_MAX - P + 1, 0, NULL);
 	rel(0, UINT64_MAX - P + 1, NULL);
