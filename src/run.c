@@ -767,6 +767,18 @@ static int send_chain(struct run *r, int i, struct call *c)
 	return write_full(r->cur->cmd_fd, calls, (n + 1) * sizeof(calls[0]));
 }
 
+/* A step that could not be made: its result says why, and so does the
+ * scenario's reason; the scenario ends in error. */
+static int step_error(struct run *r, cJSON *sres, int i, const struct step *st, const char *msg)
+{
+	cJSON_AddStringToObject(sres, "status", "error");
+	cJSON_AddStringToObject(sres, "error", msg);
+	snprintf(r->rbuf, sizeof(r->rbuf), "step %d (%s): %s", i, st->op->name, msg);
+	r->final = "error";
+	r->reason = r->rbuf;
+	return -1;
+}
+
 /* Run step i of r->sc. 0: go on; 1: the step failed; -1: the run is over. */
 int run_step(struct run *r, int i, cJSON **out)
 {
@@ -790,13 +802,8 @@ int run_step(struct run *r, int i, cJSON **out)
 	cJSON_AddItemToArray(r->steps, sres);
 	struct proc *in = run_proc_of(r, st, &err);
 	if (!in) {
-		cJSON_AddStringToObject(sres, "status", "error");
-		cJSON_AddStringToObject(sres, "error", err.msg);
-		snprintf(r->rbuf, sizeof(r->rbuf), "step %d (%s): %s", i, st->op->name, err.msg);
-		r->final = "error";
-		r->reason = r->rbuf;
 		cJSON_Delete(args);
-		return -1;
+		return step_error(r, sres, i, st, err.msg);
 	}
 	r->cur = in;
 	cJSON_AddStringToObject(sres, "in", run_proc_name(r));
@@ -809,12 +816,7 @@ int run_step(struct run *r, int i, cJSON **out)
 		r->ahead_lo = i + 1;
 	} else if (st->op->prepare && st->op->prepare(r, st, &c, args, &err)) {
 		cJSON_AddItemToObject(sres, "args", args);
-		cJSON_AddStringToObject(sres, "status", "error");
-		cJSON_AddStringToObject(sres, "error", err.msg);
-		snprintf(r->rbuf, sizeof(r->rbuf), "step %d (%s): %s", i, st->op->name, err.msg);
-		r->final = "error";
-		r->reason = r->rbuf;
-		return -1;
+		return step_error(r, sres, i, st, err.msg);
 	}
 	cJSON_AddItemToObject(sres, "args", args);
 	memset(&rep, 0, sizeof(rep));
@@ -855,14 +857,8 @@ int run_step(struct run *r, int i, cJSON **out)
 		const char *bad = judge(r, st, &rep, sbuf, sizeof(sbuf));
 		if (!bad && st->f[FLD_RET].set) {
 			uint64_t want;
-			if (run_resolve(r, st, FLD_RET, &want, &err)) {
-				cJSON_AddStringToObject(sres, "status", "error");
-				cJSON_AddStringToObject(sres, "error", err.msg);
-				snprintf(r->rbuf, sizeof(r->rbuf), "step %d (%s): %s", i, st->op->name, err.msg);
-				r->final = "error";
-				r->reason = r->rbuf;
-				return -1;
-			}
+			if (run_resolve(r, st, FLD_RET, &want, &err))
+				return step_error(r, sres, i, st, err.msg);
 			if ((uint64_t)rep.ret != want) {
 				char w[64], g[64];
 				if (st->op->ret_addr) {
