@@ -135,6 +135,7 @@ enum field_id {
 	FLD_DIFFERENT_ANON_VMA, FLD_ACTION, FLD_MODE, FLD_FEATURES, FLD_IN, FLD_COMMENT,
 	FLD_PERMS, FLD_VM_FLAGS, FLD_PAGES, FLD_RET, FLD_EACH_PAGE, FLD_FILL,
 	FLD_KIND, FLD_SIZE,
+	FLD_GUARD_SCAN,
 	FLD__COUNT
 };
 struct field_def {
@@ -208,7 +209,7 @@ struct step {
 enum feature {
 	FEAT_PROCMAP_QUERY, FEAT_MREMAP_DONTUNMAP, FEAT_MREMAP_RELOCATE_ANON,
 	FEAT_THP, FEAT_KSM, FEAT_USERFAULTFD, FEAT_ROOT, FEAT_MSEAL, FEAT_UPROBE, FEAT_XRAY,
-	FEAT_ZERO_PAGE, FEAT_UFFD_MOVE,
+	FEAT_ZERO_PAGE, FEAT_UFFD_MOVE, FEAT_GUARD_REGIONS,
 	FEAT__COUNT
 };
 struct scenario {
@@ -449,6 +450,7 @@ const char *region_of(struct run *r, uint64_t start, uint64_t end, cJSON **list)
 int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out);
 struct page_region;
 int pagemap_scan(pid_t pid, uint64_t start, uint64_t end, struct page_region *out, size_t n, uint64_t *walk_end);
+int pagemap_scan_guard(pid_t pid, uint64_t start, uint64_t end, struct page_region *out, size_t n, uint64_t *walk_end);
 void pagemap_close(void);
 int kpageflags_read(uint64_t pfn, uint64_t *flags);
 int kpageflags_read_range(uint64_t pfn, uint64_t n, uint64_t *flags);

@@ -145,5 +145,8 @@ struct pm_scan_arg {
 
 #define PAGEMAP_SCAN _IOWR('f', 16, struct pm_scan_arg)
 #endif
+#ifndef PAGE_IS_GUARD
+#define PAGE_IS_GUARD (1 << 8) /* uapi linux/fs.h: a guard-region marker */
+#endif
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The checks of an expect step, each answered with expected and found in words. */
 #include "anonremap.h"
+#include "compat.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -394,6 +395,54 @@ static int check_page_letters(struct run *r, struct step *st, char *exp, char *f
 	return rc;
 }
 
+/* guard_scan: guard-regions.c's PAGEMAP_SCAN (category_anyof_mask =
+ * return_mask = PAGE_IS_GUARD) over the pages from at, one letter a page.
+ * Holds when the ioctl returns one region for each run of g, each with
+ * categories PAGE_IS_GUARD, and walk_end is the end of the range. */
+static int check_guard_scan(struct run *r, struct step *st, char *exp, char *fnd, size_t len, struct err *err)
+{
+	const char *want = st->f[FLD_GUARD_SCAN].s;
+	uint64_t a, n = strlen(want), ps = kinfo.page_size, walk_end = 0;
+	char ra[64], rw[64];
+	int runs = 0;
+
+	if (addr_of(r, st, FLD_AT, 0, &a, err))
+		return -1;
+	rel(r, a, ra, sizeof(ra));
+	a &= ~(ps - 1);
+	for (uint64_t i = 0; i < n; i++)
+		runs += want[i] == 'g' && (i == 0 || want[i - 1] != 'g');
+	rel(r, a + n * ps, rw, sizeof(rw));
+	snprintf(exp, len, "PAGEMAP_SCAN from %s: %d guard regions %s, walk_end %s", ra, runs, want, rw);
+	struct page_region *reg = xcalloc(n, sizeof(*reg));
+	int k = pagemap_scan_guard(r->cur->pid, a, a + n * ps, reg, n, &walk_end);
+	pagemap_close();
+	if (k < 0) {
+		free(reg);
+		return err_set(err, "PAGEMAP_SCAN of /proc/%d/pagemap: %s%s", (int)r->cur->pid, strerror(-k),
+			       k == -EINVAL ? " (a kernel without PAGE_IS_GUARD refuses it)" : "");
+	}
+	char *got = xmalloc(n + 1);
+	memset(got, '.', n);
+	got[n] = 0;
+	int rc = k != runs || walk_end != a + n * ps;
+	for (int i = 0; i < k; i++) {
+		rc |= reg[i].categories != PAGE_IS_GUARD;
+		for (uint64_t p = reg[i].start; p < reg[i].end && p >= a && p < a + n * ps; p += ps)
+			got[(p - a) / ps] = 'g';
+	}
+	rc |= strcmp(got, want) != 0;
+	rel(r, walk_end, rw, sizeof(rw));
+	int o = snprintf(fnd, len, "PAGEMAP_SCAN from %s: %d guard regions %s, walk_end %s", ra, k, got, rw);
+	for (int i = 0; i < k && o > 0 && (size_t)o < len; i++)
+		if (reg[i].categories != PAGE_IS_GUARD)
+			o += snprintf(fnd + o, len - o, "; region %d categories 0x%llx", i,
+				      (unsigned long long)reg[i].categories);
+	free(got);
+	free(reg);
+	return rc;
+}
+
 int expect_eval(struct run *r, struct step *st, cJSON *out, struct err *err)
 {
 	char exp[400], fnd[400];
@@ -418,6 +467,9 @@ int expect_eval(struct run *r, struct step *st, cJSON *out, struct err *err)
 	} else if (st->f[FLD_PAGES].set) {
 		check = "pages";
 		rc = check_page_letters(r, st, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_GUARD_SCAN].set) {
+		check = "guard_scan";
+		rc = check_guard_scan(r, st, exp, fnd, sizeof(exp), err);
 	} else if (st->f[FLD_VMA].set) {
 		check = "vma";
 		rc = check_vma(r, st, exp, fnd, sizeof(exp), err);

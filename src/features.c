@@ -23,6 +23,7 @@ const char *const feature_names[FEAT__COUNT] = {
 	[FEAT_XRAY] = "xray",
 	[FEAT_ZERO_PAGE] = "zero_page",
 	[FEAT_UFFD_MOVE] = "userfaultfd_move",
+	[FEAT_GUARD_REGIONS] = "guard_regions",
 };
 
 static struct feature_state states[FEAT__COUNT];
@@ -150,6 +151,23 @@ static int probe_uffd_move(void)
 	return rc ? errno_byte(errno) : 0;
 }
 
+/* MADV_GUARD_INSTALL is accepted from Linux 6.13; an older kernel refuses
+ * the unknown advice with EINVAL. The advice's success is the probe: a
+ * read that must then fault is no test of the kernel under valgrind, whose
+ * memcheck of the probe's own load does not see the kernel's SIGSEGV. */
+static int probe_guard(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return errno_byte(errno);
+	int rc = madvise(p, ps, MADV_GUARD_INSTALL) ? errno_byte(errno) : 0;
+
+	munmap(p, ps);
+	return rc;
+}
+
 static int probe_mseal(void)
 {
 #ifdef __NR_mseal
@@ -202,6 +220,7 @@ static const struct {
 	{ FEAT_USERFAULTFD, probe_uffd, "userfaultfd()" },
 	{ FEAT_UFFD_MOVE, probe_uffd_move, "UFFDIO_API(UFFD_FEATURE_MOVE)" },
 	{ FEAT_MSEAL, probe_mseal, "mseal()" },
+	{ FEAT_GUARD_REGIONS, probe_guard, "madvise(MADV_GUARD_INSTALL)" },
 	{ FEAT_KSM, probe_ksm, "KSM (/sys/kernel/mm/ksm, PR_GET_MEMORY_MERGE)" },
 	{ FEAT_ZERO_PAGE, probe_zero_page, "a read fault of private anonymous memory" },
 };

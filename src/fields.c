@@ -59,6 +59,7 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_EACH_PAGE] = { "each_page", FT_BOOL, NULL, "touch every page on its own (with signal: every page must raise it)" },
 	[FLD_KIND] = { "kind", FT_ENUM, kind_choices, "file: memfd or tmpfile" },
 	[FLD_SIZE] = { "size", FT_SIZE, NULL, "file: its size" },
+	[FLD_GUARD_SCAN] = { "guard_scan", FT_STR, NULL, "expect: the guard regions PAGEMAP_SCAN finds from 'at', g or . a page" },
 	[FLD_FILL] = { "fill", FT_BYTE, NULL, "fault: write this byte over the range; verify: every byte is it" },
 };
 

@@ -15,6 +15,11 @@ static int check_letters(struct step *st, struct err *err)
 		return err_set(err, "pages: expected pages_state letters (. x s w g H) or ?, one a page");
 	if (st->f[FLD_PAGES].set && strlen(g) > 4096)
 		return err_set(err, "pages: more than 4096 pages");
+	const char *gs = st->f[FLD_GUARD_SCAN].s;
+	if (st->f[FLD_GUARD_SCAN].set && (!*gs || strspn(gs, "g.") != strlen(gs)))
+		return err_set(err, "guard_scan: expected g (a guard region) or . (none), one a page");
+	if (st->f[FLD_GUARD_SCAN].set && strlen(gs) > 4096)
+		return err_set(err, "guard_scan: more than 4096 pages");
 	return 0;
 }
 
@@ -41,6 +46,7 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		{ FLD_PERMS, { FLD_AT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 		{ FLD_VM_FLAGS, { FLD_AT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 		{ FLD_PAGES, { FLD_AT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
+		{ FLD_GUARD_SCAN, { FLD_AT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 	};
 	int found = -1;
 
@@ -57,7 +63,7 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		found = i;
 	}
 	if (found < 0)
-		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp, anon_huge_pages, pgoff_linear, folios_linear, same_anon_vma, different_anon_vma, perms, vm_flags or pages)");
+		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp, anon_huge_pages, pgoff_linear, folios_linear, same_anon_vma, different_anon_vma, perms, vm_flags, pages or guard_scan)");
 	for (int f = 0; f < FLD__COUNT; f++) {
 		if (!st->f[f].set || f == (int)shapes[found].key || f == FLD_COMMENT || f == FLD_IN)
 			continue;
@@ -104,7 +110,7 @@ static const struct op_field expect_fields[] = {
 	{ FLD_PGOFF_LINEAR, false, NULL }, { FLD_FOLIOS_LINEAR, false, NULL },
 	{ FLD_SAME_ANON_VMA, false, NULL }, { FLD_DIFFERENT_ANON_VMA, false, NULL },
 	{ FLD_PERMS, false, NULL }, { FLD_VM_FLAGS, false, NULL }, { FLD_PAGES, false, NULL },
-	{ FLD__COUNT, false, NULL },
+	{ FLD_GUARD_SCAN, false, NULL }, { FLD__COUNT, false, NULL },
 };
 
 const struct op_entry op_expect = {

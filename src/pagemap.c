@@ -69,27 +69,20 @@ int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out)
  * pagemap writes eight bytes for every page; this walk skips page tables
  * that are not there, as in the 64 MiB guards of every dump. -ENOTTY
  * where the kernel has no PAGEMAP_SCAN (and from then on). */
-int pagemap_scan(pid_t pid, uint64_t start, uint64_t end, struct page_region *out, size_t n, uint64_t *walk_end)
+static int scan(pid_t pid, uint64_t start, uint64_t end, uint64_t mask, struct page_region *out, size_t n,
+		uint64_t *walk_end)
 {
-	static bool unsupported;
 	int rc;
 
-	if (unsupported)
-		return -ENOTTY;
 	if ((rc = pagemap_open(pid)))
 		return rc;
 	struct pm_scan_arg a = {
 		.size = sizeof(a), .start = start, .end = end, .vec = (uintptr_t)out, .vec_len = n,
-		.category_anyof_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
-		.return_mask = PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
+		.category_anyof_mask = mask, .return_mask = mask,
 	};
 	do
 		rc = ioctl(pm_fd, PAGEMAP_SCAN, &a);
 	while (rc < 0 && errno == EINTR);
-	if (rc < 0 && (errno == ENOTTY || errno == EINVAL)) {
-		unsupported = true;
-		return -ENOTTY;
-	}
 	if (rc < 0)
 		return -errno;
 #ifdef HAVE_VALGRIND_MEMCHECK_H
@@ -97,6 +90,30 @@ int pagemap_scan(pid_t pid, uint64_t start, uint64_t end, struct page_region *ou
 #endif
 	*walk_end = a.walk_end;
 	return rc;
+}
+
+int pagemap_scan(pid_t pid, uint64_t start, uint64_t end, struct page_region *out, size_t n, uint64_t *walk_end)
+{
+	static bool unsupported;
+	int rc;
+
+	if (unsupported)
+		return -ENOTTY;
+	rc = scan(pid, start, end, PAGE_IS_PRESENT | PAGE_IS_SWAPPED, out, n, walk_end);
+	if (rc == -ENOTTY || rc == -EINVAL) {
+		unsupported = true;
+		return -ENOTTY;
+	}
+	return rc;
+}
+
+/* The selftests' PAGEMAP_SCAN for guard regions (guard-regions.c's
+ * pagemap_scan): category_anyof_mask = return_mask = PAGE_IS_GUARD. The
+ * ioctl's count, or -errno: EINVAL where the kernel has no PAGE_IS_GUARD,
+ * ENOTTY where it has no PAGEMAP_SCAN. */
+int pagemap_scan_guard(pid_t pid, uint64_t start, uint64_t end, struct page_region *out, size_t n, uint64_t *walk_end)
+{
+	return scan(pid, start, end, PAGE_IS_GUARD, out, n, walk_end);
 }
 
 /* Flags of n consecutive PFNs in one pread: a THP is 512 of them. */
