@@ -4,6 +4,7 @@
  * for replay and diff; what the kernel picks (pids, addresses it chose) is
  * compared as such (ret_text), or two runs of a fork would always differ. */
 #include "anonremap.h"
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,14 +90,102 @@ static const char *kernel_chose(cJSON *st)
 	return NULL;
 }
 
+/* What the addresses of one scenario result are measured against. The
+ * reservation, in pages from the carveout: the carveout and the PROT_NONE
+ * filler either side of it, which the scenario fixes. Outside it, where
+ * ASLR moves everything from run to run, the first address the kernel chose
+ * for one of the scenario's calls (an mmap without an address, an mremap
+ * free to move): the regions the kernel placed, and what the scenario does
+ * with them, keep their places relative to it. */
+struct side {
+	bool known, placed;
+	long long lo, hi, base;
+};
+
+/* "carveout+12p" or "carveout-3p" at s: its pages into *pg, the characters
+ * it takes, or 0. */
+static size_t carveout_rel(const char *s, long long *pg)
+{
+	char *end;
+
+	if (strncmp(s, "carveout", 8) || (s[8] != '+' && s[8] != '-') || s[9] < '0' || s[9] > '9')
+		return 0;
+	errno = 0;
+	*pg = strtoll(s + 8, &end, 10);
+	if (errno || *end != 'p')
+		return 0;
+	return (size_t)(end + 1 - s);
+}
+
+static bool in_reservation(long long pg, const struct side *sd)
+{
+	return !sd->known || (pg >= sd->lo && pg < sd->hi);
+}
+
+static struct side side_of(cJSON *sc)
+{
+	cJSON *co = cJSON_GetObjectItemCaseSensitive(sc, "carveout");
+	cJSON *pages = cJSON_GetObjectItemCaseSensitive(co, "pages");
+	cJSON *guard = cJSON_GetObjectItemCaseSensitive(co, "guard_pages"), *st;
+	struct side sd = { 0 };
+
+	/* result_check made both counts 0..INT_MAX where present */
+	if (cJSON_IsNumber(pages)) {
+		long long g = cJSON_IsNumber(guard) ? (long long)guard->valuedouble : 0;
+		sd = (struct side){ .known = true, .lo = -g, .hi = (long long)pages->valuedouble + g };
+	}
+	cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(sc, "steps")) {
+		const char *ret = s_(st, "ret_rel");
+		long long pg;
+		if (kernel_chose(st) && ret && carveout_rel(ret, &pg) == strlen(ret) && !in_reservation(pg, &sd)) {
+			sd.placed = true;
+			sd.base = pg;
+			break;
+		}
+	}
+	return sd;
+}
+
+/* s with every carveout-relative address outside the reservation written
+ * from the first address the kernel chose, "placed+4p": the same text for
+ * two runs that did the same. Inside the reservation, and where the kernel
+ * chose nothing, as it is. The caller frees it. */
+static char *stable(const char *s, const struct side *sd)
+{
+	if (!sd->placed)
+		return xstrdup(s);
+	size_t len = strlen(s), o = 0;
+	/* the longest rewrite, "placed-9223372036854775808p", of the shortest
+	 * token, "carveout+0p": less than three times as long */
+	char *out = xmalloc(3 * len + 32);
+
+	for (size_t i = 0; i < len;) {
+		long long pg, d;
+		size_t n = carveout_rel(s + i, &pg);
+		if (n && !in_reservation(pg, sd) && !__builtin_sub_overflow(pg, sd->base, &d)) {
+			o += (size_t)sprintf(out + o, "placed%+lldp", d);
+			i += n;
+		} else if (n) {
+			memcpy(out + o, s + i, n);
+			o += n;
+			i += n;
+		} else {
+			out[o++] = s[i++];
+		}
+	}
+	out[o] = 0;
+	return out;
+}
+
 /* The return as two runs of one scenario on one kernel agree on it: a fork's
  * child pid is "a pid" (the kernel numbers processes; a failure stays -1),
  * and an address the kernel chose (mmap without a fixed address, an mremap
  * free to move) is taken relative to where the call asked for it: there
  * ("at addr", "at old_address": in place) or elsewhere, whose carveout offset
  * depends only on what else the process has mapped. Other returns as they
- * are. Pids elsewhere (each step's and dump's pid) are not compared at all. */
-static char *ret_text(cJSON *st)
+ * are, an address outside the reservation written from the first the kernel
+ * chose (stable). Pids elsewhere (each step's and dump's pid) are not compared at all. */
+static char *ret_text(cJSON *st, const struct side *sd)
 {
 	cJSON *ret = ret_of(st);
 	const char *op = s_(st, "op"), *asked = kernel_chose(st);
@@ -114,10 +203,13 @@ static char *ret_text(cJSON *st)
 			snprintf(buf, sizeof(buf), "not at %s: where the kernel chose", asked);
 		return xstrdup(buf);
 	}
+	if (cJSON_IsString(ret))
+		return stable(ret->valuestring, sd);
 	return text_of(ret);
 }
 
-static void compare_steps(cJSON *diffs, cJSON *a, cJSON *b, const struct compare_opts *o)
+static void compare_steps(cJSON *diffs, cJSON *a, const struct side *ra, cJSON *b, const struct side *rb,
+			  const struct compare_opts *o)
 {
 	int na = cJSON_GetArraySize(a), nb = cJSON_GetArraySize(b);
 	char where[96];
@@ -131,7 +223,7 @@ static void compare_steps(cJSON *diffs, cJSON *a, cJSON *b, const struct compare
 			continue;
 		}
 		add(diffs, where, "op", cJSON_GetObjectItem(x, "op"), cJSON_GetObjectItem(y, "op"));
-		char *rx = ret_text(x), *ry = ret_text(y);
+		char *rx = ret_text(x, ra), *ry = ret_text(y, rb);
 		add_s(diffs, where, "ret", rx, ry);
 		free(rx);
 		free(ry);
@@ -149,27 +241,74 @@ static void compare_steps(cJSON *diffs, cJSON *a, cJSON *b, const struct compare
 	}
 }
 
-/* "carveout+1p..carveout+11p rw-p x........." */
-static void vma_key(cJSON *v, char *buf, size_t len, bool with_state)
+static bool vma_reserved(cJSON *v, const struct side *sd)
 {
-	const char *rel = s_(v, "rel"), *start = s_(v, "start");
-	snprintf(buf, len, "%s %s%s%s", rel ? rel : start ? start : "?", s_(v, "perms") ? s_(v, "perms") : "",
-		 with_state ? " " : "", with_state && s_(v, "pages_state") ? s_(v, "pages_state") : "");
+	const char *rel = s_(v, "rel");
+	long long pg;
+	return rel && carveout_rel(rel, &pg) && in_reservation(pg, sd);
 }
 
-static bool has_vma(cJSON *vmas, const char *key, bool with_state)
+static bool vma_has_region(cJSON *v)
+{
+	cJSON *region = cJSON_GetObjectItemCaseSensitive(v, "region");
+	return cJSON_IsString(region) || cJSON_IsArray(region);
+}
+
+/* A VMA as two runs of one scenario agree on it. Inside the reservation:
+ * its bounds from the carveout ("carveout+1p..carveout+11p rw-p"), and the
+ * state of its pages when with_state. A region the kernel placed outside
+ * it is the scenario's too, its bounds taken from the first address the
+ * kernel chose ("placed+0p..placed+3p rw-p"). The rest outside (a dump of
+ * scope all) is anonremap's own process, its image, libraries, heap and
+ * stack, whose place, size and page cache depend on anonremap's work and
+ * not on the scenario: what it maps and its perms
+ * ("/usr/lib/x86_64-linux-gnu/libc.so.6 r-xp", "anonymous rw-p"). */
+static void vma_key(cJSON *v, const struct side *sd, char *buf, size_t len, bool with_state)
+{
+	const char *rel = s_(v, "rel"), *start = s_(v, "start"), *perms = s_(v, "perms");
+	const char *state = with_state ? s_(v, "pages_state") : NULL, *name = s_(v, "name");
+	int n;
+
+	if (vma_reserved(v, sd)) {
+		n = snprintf(buf, len, "%s", rel);
+	} else if (rel && vma_has_region(v)) {
+		char *st = stable(rel, sd);
+		n = snprintf(buf, len, "%s", st);
+		free(st);
+	} else if (rel || start) {
+		n = snprintf(buf, len, "%s", name && *name ? name : "anonymous");
+		state = NULL;
+	} else {
+		n = snprintf(buf, len, "?");
+	}
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " %s%s%s", perms ? perms : "", state ? " " : "", state ? state : "");
+}
+
+/* The VMAs of a dump that are the scenario's, as vma_key tells them. */
+static int scenario_vmas(cJSON *vmas, const struct side *sd)
+{
+	cJSON *v;
+	int n = 0;
+	cJSON_ArrayForEach(v, vmas)
+		n += vma_reserved(v, sd) || vma_has_region(v);
+	return n;
+}
+
+static bool has_vma(cJSON *vmas, const struct side *r, const char *key, bool with_state)
 {
 	cJSON *v;
 	char k[512];
 	cJSON_ArrayForEach(v, vmas) {
-		vma_key(v, k, sizeof(k), with_state);
+		vma_key(v, r, k, sizeof(k), with_state);
 		if (!strcmp(k, key))
 			return true;
 	}
 	return false;
 }
 
-static void compare_dumps(cJSON *diffs, cJSON *a, cJSON *b)
+static void compare_dumps(cJSON *diffs, cJSON *a, const struct side *ra, cJSON *b,
+			  const struct side *rb)
 {
 	int na = cJSON_GetArraySize(a), nb = cJSON_GetArraySize(b);
 	char where[128], key[512];
@@ -184,22 +323,32 @@ static void compare_dumps(cJSON *diffs, cJSON *a, cJSON *b)
 			add_s(diffs, where, "taken", x ? "yes" : "no", y ? "yes" : "no");
 			continue;
 		}
-		add(diffs, where, "vma_count", cJSON_GetObjectItem(x, "vma_count"), cJSON_GetObjectItem(y, "vma_count"));
+		const char *scx = s_(x, "scope"), *scy = s_(y, "scope");
+		if ((scx && !strcmp(scx, "all")) || (scy && !strcmp(scy, "all"))) {
+			/* anonremap's own VMAs come and go with its allocations */
+			char cx[24], cy[24];
+			snprintf(cx, sizeof(cx), "%d", scenario_vmas(cJSON_GetObjectItem(x, "vmas"), ra));
+			snprintf(cy, sizeof(cy), "%d", scenario_vmas(cJSON_GetObjectItem(y, "vmas"), rb));
+			add_s(diffs, where, "vma_count of the scenario's", cx, cy);
+		} else {
+			add(diffs, where, "vma_count", cJSON_GetObjectItem(x, "vma_count"),
+			    cJSON_GetObjectItem(y, "vma_count"));
+		}
 		cJSON *vx = cJSON_GetObjectItem(x, "vmas"), *vy = cJSON_GetObjectItem(y, "vmas"), *v;
 		/* a VMA whose bounds and perms match on both sides differs, if at all, in its pages */
 		cJSON_ArrayForEach(v, vx) {
-			vma_key(v, key, sizeof(key), false);
-			if (!has_vma(vy, key, false)) {
+			vma_key(v, ra, key, sizeof(key), false);
+			if (!has_vma(vy, rb, key, false)) {
 				add_s(diffs, where, "vma", key, "absent");
 				continue;
 			}
-			vma_key(v, key, sizeof(key), true);
-			if (!has_vma(vy, key, true)) {
+			vma_key(v, ra, key, sizeof(key), true);
+			if (!has_vma(vy, rb, key, true)) {
 				cJSON *w;
 				char k2[512], kb[512];
-				vma_key(v, k2, sizeof(k2), false);
+				vma_key(v, ra, k2, sizeof(k2), false);
 				cJSON_ArrayForEach(w, vy) {
-					vma_key(w, kb, sizeof(kb), false);
+					vma_key(w, rb, kb, sizeof(kb), false);
 					if (!strcmp(kb, k2)) {
 						char f[600];
 						snprintf(f, sizeof(f), "pages_state of %s", k2);
@@ -210,14 +359,14 @@ static void compare_dumps(cJSON *diffs, cJSON *a, cJSON *b)
 			}
 		}
 		cJSON_ArrayForEach(v, vy) {
-			vma_key(v, key, sizeof(key), false);
-			if (!has_vma(vx, key, false))
+			vma_key(v, rb, key, sizeof(key), false);
+			if (!has_vma(vx, ra, key, false))
 				add_s(diffs, where, "vma", "absent", key);
 		}
 	}
 }
 
-static void compare_expects(cJSON *diffs, cJSON *a, cJSON *b)
+static void compare_expects(cJSON *diffs, cJSON *a, const struct side *ra, cJSON *b, const struct side *rb)
 {
 	cJSON *x, *y;
 	char where[96];
@@ -234,8 +383,15 @@ static void compare_expects(cJSON *diffs, cJSON *a, cJSON *b)
 			continue;
 		}
 		add(diffs, where, "ok", cJSON_GetObjectItem(x, "ok"), cJSON_GetObjectItem(match, "ok"));
-		if (!cJSON_Compare(cJSON_GetObjectItem(x, "found"), cJSON_GetObjectItem(match, "found"), 1))
-			add(diffs, where, "found", cJSON_GetObjectItem(x, "found"), cJSON_GetObjectItem(match, "found"));
+		cJSON *fx = cJSON_GetObjectItem(x, "found"), *fy = cJSON_GetObjectItem(match, "found");
+		if (cJSON_IsString(fx) && cJSON_IsString(fy)) {
+			char *tx = stable(fx->valuestring, ra), *ty = stable(fy->valuestring, rb);
+			add_s(diffs, where, "found", tx, ty);
+			free(tx);
+			free(ty);
+		} else if (!cJSON_Compare(fx, fy, 1)) {
+			add(diffs, where, "found", fx, fy);
+		}
 	}
 	cJSON_ArrayForEach(y, b) {
 		double step = cJSON_GetNumberValue(cJSON_GetObjectItem(y, "step"));
@@ -256,9 +412,12 @@ cJSON *compare_scenarios(cJSON *a, cJSON *b, const struct compare_opts *o)
 	cJSON *diffs = cJSON_CreateArray();
 
 	add(diffs, "scenario", "status", cJSON_GetObjectItem(a, "status"), cJSON_GetObjectItem(b, "status"));
-	compare_steps(diffs, cJSON_GetObjectItem(a, "steps"), cJSON_GetObjectItem(b, "steps"), o);
-	compare_dumps(diffs, cJSON_GetObjectItem(a, "dumps"), cJSON_GetObjectItem(b, "dumps"));
-	compare_expects(diffs, cJSON_GetObjectItem(a, "expectations"), cJSON_GetObjectItem(b, "expectations"));
+	struct side ra = side_of(a), rb = side_of(b);
+
+	compare_steps(diffs, cJSON_GetObjectItem(a, "steps"), &ra, cJSON_GetObjectItem(b, "steps"), &rb, o);
+	compare_dumps(diffs, cJSON_GetObjectItem(a, "dumps"), &ra, cJSON_GetObjectItem(b, "dumps"), &rb);
+	compare_expects(diffs, cJSON_GetObjectItem(a, "expectations"), &ra, cJSON_GetObjectItem(b, "expectations"),
+			&rb);
 	return diffs;
 }
 

@@ -21,6 +21,9 @@ enum {
 	/* a number used as a count or an index: an integer 0..INT_MAX (the
 	 * readers print them with %.0f and compare them as step numbers) */
 	T_COUNT = 1 << 6,
+	/* a VMA's pages: a whole number a double holds exactly (an ASan
+	 * shadow VMA alone is more than 2^31 pages) */
+	T_PAGES = 1 << 7,
 };
 
 struct chk {
@@ -51,12 +54,18 @@ static bool is_count(const cJSON *v)
 	       floor(v->valuedouble) == v->valuedouble;
 }
 
+static bool is_pages(const cJSON *v)
+{
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 9007199254740992.0 &&
+	       floor(v->valuedouble) == v->valuedouble;
+}
+
 static bool has_type(const cJSON *v, unsigned types)
 {
 	return ((types & T_NULL) && cJSON_IsNull(v)) || ((types & T_BOOL) && cJSON_IsBool(v)) ||
 	       ((types & T_NUM) && cJSON_IsNumber(v)) || ((types & T_STR) && cJSON_IsString(v)) ||
 	       ((types & T_ARR) && cJSON_IsArray(v)) || ((types & T_OBJ) && cJSON_IsObject(v)) ||
-	       ((types & T_COUNT) && is_count(v));
+	       ((types & T_COUNT) && is_count(v)) || ((types & T_PAGES) && is_pages(v));
 }
 
 /* "a string or null": the wording of the error message */
@@ -66,7 +75,8 @@ static void expected(char *buf, size_t len, unsigned types)
 		unsigned t;
 		const char *name;
 	} names[] = { { T_OBJ, "an object" },	{ T_ARR, "an array" },	 { T_STR, "a string" },
-		      { T_COUNT, "an integer from 0 to 2147483647" }, { T_NUM, "a number" },
+		      { T_COUNT, "an integer from 0 to 2147483647" },
+		      { T_PAGES, "an integer from 0 to 2^53" }, { T_NUM, "a number" },
 		      { T_BOOL, "a boolean" },	{ T_NULL, "null" } };
 	size_t n = 0;
 	buf[0] = 0;
@@ -116,7 +126,7 @@ static bool check(struct chk *c, const cJSON *v, unsigned types)
 		return true;
 	expected(want, sizeof(want), types);
 	c->bad = true;
-	if ((types & T_COUNT) && cJSON_IsNumber(v))
+	if ((types & (T_COUNT | T_PAGES)) && cJSON_IsNumber(v))
 		err_set(c->err, "%s: %s: expected %s, got %g", c->file, *c->path ? c->path : ".", want, v->valuedouble);
 	else
 		err_set(c->err, "%s: %s: expected %s, got %s", c->file, *c->path ? c->path : ".", want,
@@ -254,8 +264,11 @@ static void a_vma(struct chk *c, cJSON *v)
 	field(c, v, "start", T_STR, false);
 	field(c, v, "end", T_STR, false);
 	field(c, v, "perms", T_STR, false);
-	field(c, v, "pages_state", T_STR, false);
-	field(c, v, "pages", T_COUNT, false);
+	/* null where pagemap could not be read ([vsyscall]: EFAULT), with
+	 * pages_state_error saying why */
+	field(c, v, "pages_state", T_STR | T_NULL, false);
+	field(c, v, "name", T_STR, false);
+	field(c, v, "pages", T_PAGES, false);
 	region(c, v);
 }
 
