@@ -225,12 +225,14 @@ struct scenario {
 	struct names names;
 	int forks;         /* fork steps: a run makes a command pipe for each */
 	bool is_file[MAX_REGIONS]; /* by name index: a file op made it */
+	struct sim *sim;   /* load_opts.keep_sim: the placement, for more steps */
 };
 struct load_opts {
 	bool allow_outside;
 	bool allow_dangerous; /* trust.c's refusals off */
 	const int *lines;  /* text form: the line of each step, for errors */
 	uint64_t guard;    /* 0: per scenario or default */
+	bool keep_sim;     /* the shell: scenario_append_step will follow */
 };
 #define DEFAULT_GUARD (64ull << 20)
 #define DEFAULT_PAGES 1024
@@ -243,6 +245,7 @@ int scenario_load(const char *arg, const struct load_opts *o, struct scenario **
 int variants_expand(const char *file, const cJSON *doc, const char *want, cJSON ***out, int *n, struct err *err);
 int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
 		       struct scenario **out, struct err *err);
+int scenario_append_step(struct scenario *sc, cJSON *step, const struct load_opts *o, struct err *err);
 void scenario_free(struct scenario *sc);
 bool scenario_has_tag(const struct scenario *sc, const char *tag);
 int json_parse_located(const char *file, const char *buf, size_t len, cJSON **out, struct err *err);
@@ -560,6 +563,7 @@ FILE *out_open_stream(const char *path, struct err *err);
 /* util.c */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
+void *xreallocarray(void *p, size_t n, size_t m);
 char *xstrdup(const char *s);
 FILE *xopen_memstream(char **buf, size_t *len);
 

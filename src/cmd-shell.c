@@ -95,13 +95,77 @@ static int save(cJSON *doc, const char *path, struct err *err)
 	return out_to_file(doc, OUT_JSON, path, err);
 }
 
+/* "<stdin>:N: msg" for an error the text form's parser gave without a line. */
+static int at_line(struct err *err, int lno)
+{
+	char m[sizeof(err->msg)];
+	snprintf(m, sizeof(m), "%s", err->msg);
+	return err_set(err, "<stdin>:%d: %s", lno, m);
+}
+
+/* Before the first step: scenario lines configure *doc, and the first step
+ * makes the scenario (*sc, which then owns the document), validated whole
+ * as a file would be. 0 a scenario line, 1 the step, -1 with err set. */
+static int first_lines(cJSON **doc, const char *p, int lno, int *lines, int nlines, const struct load_opts *po,
+		       struct scenario **sc, struct err *err)
+{
+	cJSON *trial = cJSON_Duplicate(*doc, 1);
+	char *tl = xstrdup(p);
+	int rc = textform_merge_line(trial, tl, err);
+
+	free(tl);
+	if (rc < 0) {
+		cJSON_Delete(trial);
+		return at_line(err, lno);
+	}
+	if (rc == 1) {
+		struct load_opts lo = *po;
+		lines[nlines] = lno;
+		lo.lines = lines;
+		lo.keep_sim = true; /* the steps to come are checked one by one */
+		if (scenario_from_json("<stdin>", trial, &lo, sc, err)) {
+			cJSON_Delete(trial);
+			return -1;
+		}
+		trial = NULL; /* the scenario's now */
+	}
+	cJSON_Delete(*doc);
+	*doc = trial;
+	return rc;
+}
+
+/* A step after the first: checked on its own against what the scenario
+ * simulated so far, as the whole file would check it, so that a session
+ * costs its length and not its square. 1, or -1 with err set. */
+static int next_step(struct scenario *sc, const char *p, int lno, int *lines, int nlines,
+		     const struct load_opts *po, struct err *err)
+{
+	cJSON *one = cJSON_CreateObject(), *steps = cJSON_AddArrayToObject(one, "steps");
+	char *tl = xstrdup(p);
+	int rc = textform_merge_line(one, tl, err);
+
+	free(tl);
+	if (rc == 0)
+		rc = err_set(err, "scenario lines (name, carveout, requires, ...) go before the first step");
+	if (rc < 0) {
+		cJSON_Delete(one);
+		return at_line(err, lno);
+	}
+	cJSON *js = cJSON_DetachItemFromArray(steps, 0);
+	cJSON_Delete(one);
+	struct load_opts lo = *po;
+	lines[nlines] = lno;
+	lo.lines = lines;
+	return scenario_append_step(sc, js, &lo, err) ? -1 : 1;
+}
+
 int cmd_shell(int argc, char **argv)
 {
 	static const char shell_doc[] =
 		"Keep one live scenario process and run steps read from stdin, one a line, in the "
 		"text form; print each step's result as it runs.\v"
 		"Before the first step, scenario lines (carveout size=... align=..., requires ..., "
-		"name ...) configure the process. Commands: .save FILE writes the steps so far as a "
+		"name ...) configure the process; after it they are refused. Commands: .save FILE writes the steps so far as a "
 		"JSON scenario; .quit ends the session (as does end of input). At a terminal a prompt "
 		"is shown; in a pipe there is none and output is flushed after every step. Exit "
 		"status: as for run, for the session as one scenario.";
@@ -153,68 +217,30 @@ int cmd_shell(int argc, char **argv)
 		if (!strcmp(p, ".quit"))
 			break;
 		if (!strncmp(p, ".save", 5) && (p[5] == ' ' || !p[5])) {
-			if (save(doc, p + 5, &err))
+			if (save(sc ? sc->json : doc, p + 5, &err))
 				say(&a, "error", err.msg);
 			else
 				say(&a, "saved", p + 6);
 			continue;
 		}
-		/* Validate the whole session with the new line, as a file would be. */
-		cJSON *trial = cJSON_Duplicate(doc, 1);
-		struct scenario *nsc = NULL;
-		char *tl = xstrdup(p);
-		int rc;
-		if (r && !strncmp(p, "carveout", 8)) {
-			err_set(&err, "<stdin>:%d: the carveout exists already; set it before the first step", lno);
-			rc = -1;
-		} else {
-			rc = textform_merge_line(trial, tl, &err);
-			if (rc == 1) { /* a step */
-				lines[nlines] = lno;
-				struct load_opts lo = a.po.lo;
-				lo.lines = lines;
-				if (nlines >= MAX_STEPS)
-					rc = err_set(&err, "more than %d steps", MAX_STEPS);
-				else
-					rc = scenario_from_json("<stdin>", trial, &lo, &nsc, &err);
-				if (!rc)
-					rc = 1;
-			} else if (rc < 0) {
-				char m[sizeof(err.msg)];
-				snprintf(m, sizeof(m), "%s", err.msg);
-				err_set(&err, "<stdin>:%d: %s", lno, m);
-			}
-		}
-		free(tl);
+		int rc = sc ? next_step(sc, p, lno, lines, nlines, &a.po.lo, &err)
+			    : first_lines(&doc, p, lno, lines, nlines, &a.po.lo, &sc, &err);
 		if (rc < 0) {
-			cJSON_Delete(trial);
 			say(&a, "error", err.msg);
 			continue;
 		}
-		if (rc == 0) { /* a scenario line */
-			cJSON_Delete(doc);
-			doc = trial;
+		if (rc == 0) /* a scenario line */
 			continue;
-		}
-		cJSON_Delete(doc);
-		doc = cJSON_Duplicate(trial, 1);
 		nlines++;
 		if (!r) {
 			a.po.ro.steps_later = true; /* any step to come may dump */
-			r = run_begin(nsc, &a.po.ro, &res);
+			r = run_begin(sc, &a.po.ro, &res);
 			if (!r) {
 				say(&a, "error", cJSON_GetObjectItem(res, "reason")->valuestring);
 				status = !strcmp(cJSON_GetObjectItem(res, "status")->valuestring, "skip") ? EXIT_SKIP : EXIT_ERROR;
-				scenario_free(nsc);
-				nsc = NULL;
 				break;
 			}
-		} else {
-			/* the new scenario holds the same names in the same order */
-			r->sc = nsc;
-			scenario_free(sc);
 		}
-		sc = nsc;
 		r->deadline = run_now() + a.po.ro.timeout; /* the timeout is per step here */
 		cJSON *sres;
 		int src = run_step(r, sc->nsteps - 1, &sres);
@@ -229,7 +255,7 @@ int cmd_shell(int argc, char **argv)
 		status = run_end(r);
 	cJSON_Delete(res);
 	scenario_free(sc);
-	cJSON_Delete(doc);
+	cJSON_Delete(doc); /* NULL once the scenario took it */
 	free(lines);
 	free(line);
 	return status;

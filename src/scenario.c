@@ -897,7 +897,10 @@ int scenario_from_json(const char *file, cJSON *json, const struct load_opts *o,
 			goto fail;
 		}
 	}
-	free(sim);
+	if (o->keep_sim)
+		sc->sim = sim;
+	else
+		free(sim);
 	*out = sc;
 	return 0;
 fail:
@@ -905,6 +908,65 @@ fail:
 	sc->json = NULL; /* the caller still owns it */
 	scenario_free(sc);
 	return -1;
+}
+
+/* One more step for a scenario loaded with keep_sim, checked as
+ * scenario_from_json checks each, against the placement it simulated so
+ * far: the shell's line costs the line, not the session. The step (a
+ * detached item) becomes the last of sc->json's steps; on an error it is
+ * deleted and the scenario is as it was, names and simulation included. */
+int scenario_append_step(struct scenario *sc, cJSON *js, const struct load_opts *o, struct err *err)
+{
+	int idx = sc->nsteps, nnames = sc->names.n, forks = sc->forks;
+	bool is_file[MAX_REGIONS];
+	struct sim *snap;
+	struct err e2;
+
+	if (!sc->sim)
+		return err_set(err, "%s: the scenario was not loaded to take more steps", sc->file);
+	if (idx >= MAX_STEPS) {
+		cJSON_Delete(js);
+		return err_set(err, "%s: more than %d steps", sc->file, MAX_STEPS);
+	}
+	if (idx == sc->cap) {
+		sc->cap = sc->cap ? 2 * sc->cap : 16;
+		sc->steps = xreallocarray(sc->steps, (size_t)sc->cap, sizeof(*sc->steps));
+		memset(sc->steps + idx, 0, (size_t)(sc->cap - idx) * sizeof(*sc->steps));
+	}
+	snap = xmalloc(sizeof(*snap));
+	memcpy(snap, sc->sim, sizeof(*snap));
+	memcpy(is_file, sc->is_file, sizeof(is_file));
+	struct step *st = &sc->steps[idx];
+	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(sc->json, "steps"), js);
+	int rc = parse_step(sc, sc->file, js, idx, st, err);
+	if (rc && o->lines)
+		relocate_error(err, sc->file, idx, o->lines[idx]);
+	if (!rc) {
+		st->line = o->lines ? o->lines[idx] : 0;
+		rc = check_step(sc, o, sc->sim, st, &e2);
+		if (rc && o->lines)
+			err_set(err, "%s:%d: %s: %s", sc->file, st->line, st->op->name, e2.msg);
+		else if (rc)
+			err_set(err, "%s: step %d (%s): %s", sc->file, idx, st->op->name, e2.msg);
+	}
+	if (rc) {
+		for (int f = 0; f < FLD__COUNT; f++) {
+			free(st->f[f].s);
+			free(st->f[f].e);
+		}
+		memset(st, 0, sizeof(*st));
+		for (int i = nnames; i < sc->names.n; i++)
+			free(sc->names.name[i]);
+		sc->names.n = nnames;
+		memcpy(sc->sim, snap, sizeof(*snap));
+		memcpy(sc->is_file, is_file, sizeof(is_file));
+		sc->forks = forks;
+		cJSON_Delete(cJSON_DetachItemViaPointer(cJSON_GetObjectItemCaseSensitive(sc->json, "steps"), js));
+	} else {
+		sc->nsteps++;
+	}
+	free(snap);
+	return rc ? -1 : 0;
 }
 
 void scenario_free(struct scenario *sc)
@@ -920,6 +982,7 @@ void scenario_free(struct scenario *sc)
 	for (int i = 0; i < sc->names.n; i++)
 		free(sc->names.name[i]);
 	cJSON_Delete(sc->json);
+	free(sc->sim);
 	free(sc->steps);
 	free(sc->file);
 	free(sc->name);

@@ -32,6 +32,14 @@ void *xcalloc(size_t n, size_t m)
 	return p;
 }
 
+void *xreallocarray(void *p, size_t n, size_t m)
+{
+	p = reallocarray(p, n ? n : 1, m ? m : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
 /* A memory stream that exists: its writes cannot fail but for memory. */
 FILE *xopen_memstream(char **buf, size_t *len)
 {

@@ -328,3 +328,42 @@ EOF
 	assert_success
 	assert_output --partial '.save'
 }
+
+@test "shell: a refused step after the first leaves the session as it was: names, processes, steps" {
+	local f="$BATS_TEST_TMPDIR/rolled.json"
+	shell_session <<EOF
+mmap ptr at=carveout+1p len=5p prot=rw
+fork name=c1
+fork name=c1
+mmap q at=carveout+20p len=0 prot=rw
+fault q
+exit in=c1
+fault ptr in=main
+carveout size=40p
+.save $f
+EOF
+	assert_success
+	# a duplicate fork name: c1 is made once, and exit can end it
+	assert_line --regexp "^error: <stdin>:3: fork: .*c1"
+	# a zero-length mmap is refused, and the name it brought is gone with it
+	assert_line --regexp "^error: <stdin>:4: mmap: len: zero"
+	assert_line --regexp "^error: <stdin>:5: .*q"
+	assert_line --regexp "^error: <stdin>:8: scenario lines .* go before the first step"
+	run_ar check "$f"
+	assert_success
+	run jq -c '[.steps[].op]' "$f"
+	assert_output '["mmap","fork","exit","fault"]'
+	run_json "$f"
+	assert_success
+}
+
+@test "shell: scripts/bench-shell.sh runs a session of each length and prints a row for each" {
+	run "${TOP_SRCDIR:-$BATS_TEST_DIRNAME/../..}/scripts/bench-shell.sh" -r 1 20 40
+	assert_success
+	assert_line --index 0 --regexp '^ +steps +wall \(s\) +per step \(us\) +rss \(KB\) +ratio$'
+	assert_line --index 1 --regexp '^ +20 +[0-9.]+ +[0-9.]+ +[0-9]+ +1\.00$'
+	assert_line --index 2 --regexp '^ +40 +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9.]+$'
+	run "${TOP_SRCDIR:-$BATS_TEST_DIRNAME/../..}/scripts/bench-shell.sh" -r 1 ten
+	assert_failure 2
+	assert_output --partial "not a positive number: 'ten'"
+}
