@@ -342,6 +342,7 @@ struct reply {
 	int64_t ret;
 	int err;
 	uint64_t ns;
+	uint64_t getpid_ns; /* median of empty getpid()s timed as ns was; 0: none */
 	int signo, si_code;
 	uint64_t sigaddr;
 	pid_t pid;

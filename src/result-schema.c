@@ -207,6 +207,7 @@ static void a_step(struct chk *c, cJSON *s)
 	field(c, s, "ret_rel", T_STR, false);
 	field(c, s, "errno", T_STR | T_NULL, false);
 	field(c, s, "duration_ns", T_NUM, false);
+	field(c, s, "getpid_ns", T_NUM | T_NULL, false);
 	field(c, s, "status", T_STR, false);
 	field(c, s, "failure", T_STR, false);
 	field(c, s, "error", T_STR, false);

@@ -8,6 +8,46 @@ relocate_supported() {
 	"$AR" probe | jq -e '.features.mremap_relocate_anon.supported' >/dev/null
 }
 
+# --- timing -----------------------------------------------------------------
+
+@test "getpid_ns: every call's result has the timer's own cost beside duration_ns; a chain's steps share it" {
+	# steps 0-2 go to the scenario process as one chain (nothing between
+	# them needs anonremap); the dump ends it, the munmap is a chain alone
+	steps_scen s.json \
+		'{"op": "mmap", "name": "ptr", "at": "carveout+1p", "len": "4p", "prot": "rw"}' \
+		'{"op": "fault", "at": "ptr", "len": "4p"}' \
+		'{"op": "mprotect", "at": "ptr", "len": "1p", "prot": "r"}' \
+		'{"op": "dump"}' \
+		'{"op": "munmap", "at": "ptr", "len": "4p"}'
+	run_json "$S"
+	assert_success
+	assert_jq '[sc.steps[] | select(has("duration_ns")) | .getpid_ns | type] | join(",")' 'number,number,number,number'
+	jq_true '[sc.steps[] | .getpid_ns // empty] | all(. > 0)'
+	# measured once, after the chain's last call
+	assert_jq '[st(0).getpid_ns, st(1).getpid_ns] == [st(2).getpid_ns, st(2).getpid_ns]' 'true'
+	assert_jq 'st(3) | has("getpid_ns")' 'false'
+	# the result reader takes it, and refuses it as anything but a number or null
+	run_ar show "$J"
+	assert_success
+	jq '.scenarios[0].steps[0].getpid_ns = "fast"' "$J" >"$BATS_TEST_TMPDIR/bad.json"
+	run_ar show "$BATS_TEST_TMPDIR/bad.json"
+	assert_failure 2
+	assert_equal "$stderr" "anonremap: $BATS_TEST_TMPDIR/bad.json: .scenarios[0].steps[0].getpid_ns: expected a number or null, got a string"
+}
+
+@test "getpid_ns: null for exit, whose process is gone after the call" {
+	steps_scen s.json \
+		'{"op": "mmap", "name": "ptr", "at": "carveout+1p", "len": "1p", "prot": "rw"}' \
+		'{"op": "fork", "name": "c"}' \
+		'{"op": "exit", "in": "c"}' \
+		'{"op": "munmap", "at": "ptr", "len": "1p", "in": "main"}'
+	run_json "$S"
+	assert_success
+	assert_jq 'st(2).op' 'exit'
+	assert_jq 'st(2).getpid_ns' 'null'
+	jq_true 'st(3).getpid_ns > 0'
+}
+
 # --- mmap -------------------------------------------------------------------
 
 @test "mmap: at/len/prot map exactly that VMA, private anonymous and fixed by default" {
@@ -769,7 +809,7 @@ EOF
 	run jq -r '.steps | length' "$BATS_TEST_TMPDIR/t.json"
 	assert_output 7
 
-	local norm='[.scenarios[0].steps[] | del(.duration_ns, .pid) | .args |= with_entries(select(.key | test("_rel$") or (test("addr|address") | not)))
+	local norm='[.scenarios[0].steps[] | del(.duration_ns, .getpid_ns, .pid) | .args |= with_entries(select(.key | test("_rel$") or (test("addr|address") | not)))
 		| del(.ret) ] , [.scenarios[0].dumps[].vmas[] | {rel, perms, region, pages_state}], .scenarios[0].expectations'
 	run_json "$S"
 	assert_success
