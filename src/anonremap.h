@@ -311,6 +311,8 @@ int vma_list(struct vma_src *s, uint64_t lo, uint64_t hi, struct vma **out, size
 void vma_free_list(struct vma *v, size_t n);
 void vma_clear(struct vma *v);
 int maps_parse_fd(int fd, struct vma **out, size_t *n);
+#define VMA_DEV_LEN 24
+void vma_dev_format(const struct vma *v, char out[VMA_DEV_LEN]);
 int maps_parse_buf(const char *buf, size_t len, struct vma **out, size_t *n);
 void vma_maps_line(const struct vma *v, char *buf, size_t len);
 

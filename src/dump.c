@@ -238,6 +238,18 @@ static void explain_non_merges(const struct dump_opts *o, const struct vma *v, s
 	}
 }
 
+/* A VMA's keys are string literals: cJSON keeps them without a copy, which
+ * on 65,000 VMAs is 600,000 allocations fewer. */
+static void add_str(cJSON *j, const char *key, const char *v)
+{
+	cJSON_AddItemToObjectCS(j, key, cJSON_CreateString(v));
+}
+
+static void add_num(cJSON *j, const char *key, double v)
+{
+	cJSON_AddItemToObjectCS(j, key, cJSON_CreateNumber(v));
+}
+
 /* Build each VMA's JSON and hand it to the sink as soon as it is done, so a
  * caller that prints (maps PID) holds one VMA at a time, not 65,000. */
 int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, const struct vma_sink *sink,
@@ -283,32 +295,32 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 		cJSON *j = cJSON_CreateObject();
 		char a[64], b[64];
 		hex_format(v[i].start, buf, sizeof(buf));
-		cJSON_AddStringToObject(j, "start", buf);
+		add_str(j, "start", buf);
 		hex_format(v[i].end, buf, sizeof(buf));
-		cJSON_AddStringToObject(j, "end", buf);
+		add_str(j, "end", buf);
 		if (o->run) {
 			rel_format(v[i].start, o->run->base, a, sizeof(a));
 			rel_format(v[i].end, o->run->base, b, sizeof(b));
 			snprintf(buf, sizeof(buf), "%s..%s", a, b);
-			cJSON_AddStringToObject(j, "rel", buf);
+			add_str(j, "rel", buf);
 		}
-		cJSON_AddNumberToObject(j, "pages", (double)((v[i].end - v[i].start) / kinfo.page_size));
-		cJSON_AddStringToObject(j, "perms", v[i].perms);
+		add_num(j, "pages", (double)((v[i].end - v[i].start) / kinfo.page_size));
+		add_str(j, "perms", v[i].perms);
 		if (o->run) {
 			cJSON *list;
 			const char *one = region_of(o->run, v[i].start, v[i].end, &list);
 			if (list)
 				cJSON_AddItemToObject(j, "region", list);
 			else if (one)
-				cJSON_AddStringToObject(j, "region", one);
+				add_str(j, "region", one);
 			else
 				cJSON_AddNullToObject(j, "region");
 		}
-		cJSON_AddNumberToObject(j, "offset", (double)v[i].offset);
-		snprintf(buf, sizeof(buf), "%02x:%02x", v[i].dev_major, v[i].dev_minor);
-		cJSON_AddStringToObject(j, "dev", buf);
-		cJSON_AddNumberToObject(j, "inode", (double)v[i].inode);
-		cJSON_AddStringToObject(j, "name", v[i].name ? v[i].name : "");
+		add_num(j, "offset", (double)v[i].offset);
+		vma_dev_format(&v[i], buf);
+		add_str(j, "dev", buf);
+		add_num(j, "inode", (double)v[i].inode);
+		add_str(j, "name", v[i].name ? v[i].name : "");
 		struct smaps_entry se_copy;
 		const struct smaps_entry *se = NULL;
 		if (ss)
@@ -321,7 +333,7 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 			int e = 0;
 			char *ps = pages_state(vs->pid, v[i].start, v[i].end, &kpf_ok, &e);
 			if (ps) {
-				cJSON_AddStringToObject(j, "pages_state", ps);
+				add_str(j, "pages_state", ps);
 			} else {
 				char why[160];
 				if (e == EFBIG)
@@ -331,12 +343,12 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 				else
 					snprintf(why, sizeof(why), "/proc/%d/pagemap: %s", (int)vs->pid, errno_name(e));
 				cJSON_AddNullToObject(j, "pages_state");
-				cJSON_AddStringToObject(j, "pages_state_error", why);
+				add_str(j, "pages_state_error", why);
 			}
 			free(ps);
 		}
 		vma_maps_line(&v[i], buf, sizeof(buf));
-		cJSON_AddStringToObject(j, "maps_line", buf);
+		add_str(j, "maps_line", buf);
 		if (xok) {
 			const struct xray_vma *x = xray_find(xv, nx, v[i].start);
 			if (x)

@@ -346,19 +346,82 @@ int maps_parse_fd(int fd, struct vma **out, size_t *n)
 	return rc;
 }
 
-/* The line the kernel would print for this VMA (show_map_vma's format). */
+/* Hand-formatted: snprintf was a tenth of a 65,000-VMA listing's time. */
+static char *put_hex(char *p, uint64_t v, int minw)
+{
+	char t[16];
+	int n = 0;
+
+	do
+		t[n++] = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	while (n < minw)
+		t[n++] = '0';
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+static char *put_dec(char *p, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+
+	do
+		t[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+static char *put_dev(char *p, const struct vma *v)
+{
+	p = put_hex(p, v->dev_major, 2);
+	*p++ = ':';
+	return put_hex(p, v->dev_minor, 2);
+}
+
+/* "major:minor" as the maps line prints it ("%02x:%02x"). */
+void vma_dev_format(const struct vma *v, char out[VMA_DEV_LEN])
+{
+	*put_dev(out, v) = 0;
+}
+
+/* The line the kernel would print for this VMA (show_map_vma's format:
+ * "%08lx-%08lx %s %08llx %02x:%02x %lu ", then the name padded to column
+ * 73), cut to len - 1 bytes as snprintf would cut it. */
 void vma_maps_line(const struct vma *v, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%08" PRIx64 "-%08" PRIx64 " %s %08" PRIx64 " %02x:%02x %" PRIu64 " ",
-			 v->start, v->end, v->perms, v->offset, v->dev_major, v->dev_minor, v->inode);
-	if (v->name && *v->name && n > 0 && (size_t)n < len) {
+	char head[128], *p = head; /* at most 16+1+16+1+4+1+16+1+8+1+8+1+20+1 bytes, padded to 73 */
+
+	if (!len)
+		return;
+	p = put_hex(p, v->start, 8);
+	*p++ = '-';
+	p = put_hex(p, v->end, 8);
+	*p++ = ' ';
+	for (const char *c = v->perms; *c && c < v->perms + 4; c++)
+		*p++ = *c;
+	*p++ = ' ';
+	p = put_hex(p, v->offset, 8);
+	*p++ = ' ';
+	p = put_dev(p, v);
+	*p++ = ' ';
+	p = put_dec(p, v->inode);
+	*p++ = ' ';
+	size_t n = (size_t)(p - head);
+	const char *name = v->name ? v->name : "";
+	if (*name) {
 		/* the kernel pads to 72 columns, then always adds one space */
-		while (n < 72 && (size_t)n + 1 < len)
-			buf[n++] = ' ';
-		if ((size_t)n + 1 < len)
-			buf[n++] = ' ';
-		buf[n] = 0;
-		snprintf(buf + n, len - n, "%s", v->name);
+		while (n < 72)
+			head[n++] = ' ';
+		head[n++] = ' ';
 	}
 	/* no name: the kernel ends the line after the inode and its space */
+	size_t h = n < len - 1 ? n : len - 1;
+	memcpy(buf, head, h);
+	size_t nl = *name ? strnlen(name, len - 1 - h) : 0;
+	memcpy(buf + h, name, nl);
+	buf[h + nl] = 0;
 }

@@ -303,10 +303,28 @@ FALLBACK_STEPS=(-e 'mmap ptr at=carveout+1p len=5p prot=rw' -e 'mmap ptr2 at=car
 	[[ "$(jq -r .pid "$BATS_TEST_TMPDIR/m.json")" == "$SLEEPER" ]]
 }
 
+@test "maps PID: by default one read of /proc/PID/maps, every line of it, in order" {
+	start_sleeper
+	run --separate-stderr "$AR" maps --no-smaps --no-pagemap "$SLEEPER"
+	assert_success
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/m.json"
+	[[ "$(jq -r .source "$BATS_TEST_TMPDIR/m.json")" == maps ]]
+	jq -r '.vmas[].maps_line' "$BATS_TEST_TMPDIR/m.json" | diff -u - "/proc/$SLEEPER/maps"
+	[[ "$(jq -r .vma_count "$BATS_TEST_TMPDIR/m.json")" == "$(wc -l <"/proc/$SLEEPER/maps")" ]]
+}
+
+@test "maps PID: --procmap-query where the ioctl does not work is an error, not a silent fallback" {
+	start_sleeper
+	ANONREMAP_NO_PROCMAP_QUERY=1 run --separate-stderr "$AR" maps -Q "$SLEEPER"
+	assert_failure 3
+	[[ "$stderr" == *"--procmap-query: PROCMAP_QUERY does not work on /proc/$SLEEPER/maps"* ]]
+	[[ -z "$output" ]]
+}
+
 @test "maps PID: with PROCMAP_QUERY every maps_line is a line of /proc/PID/maps, in order" {
 	need_feature procmap_query
 	start_sleeper
-	run --separate-stderr "$AR" maps "$SLEEPER"
+	run --separate-stderr "$AR" maps --procmap-query "$SLEEPER"
 	assert_success
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/m.json"
 	[[ "$(jq -r .source "$BATS_TEST_TMPDIR/m.json")" == procmap_query ]]
@@ -321,7 +339,7 @@ FALLBACK_STEPS=(-e 'mmap ptr at=carveout+1p len=5p prot=rw' -e 'mmap ptr2 at=car
 @test "maps PID: vma_count equals the lines of /proc/PID/maps and every maps_line matches" {
 	need_feature procmap_query
 	start_sleeper
-	run --separate-stderr "$AR" maps "$SLEEPER"
+	run --separate-stderr "$AR" maps -Q "$SLEEPER"
 	assert_success
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/m.json"
 	if grep -q ' \[vsyscall\]$' "/proc/$SLEEPER/maps" &&
@@ -356,7 +374,8 @@ FALLBACK_STEPS=(-e 'mmap ptr at=carveout+1p len=5p prot=rw' -e 'mmap ptr2 at=car
 @test "maps PID: PROCMAP_QUERY and --maps-parse agree on the same process" {
 	need_feature procmap_query
 	start_sleeper
-	"$AR" maps --no-smaps --no-pagemap "$SLEEPER" >"$BATS_TEST_TMPDIR/q.json"
+	"$AR" maps -Q --no-smaps --no-pagemap "$SLEEPER" >"$BATS_TEST_TMPDIR/q.json"
+	[[ "$(jq -r .source "$BATS_TEST_TMPDIR/q.json")" == procmap_query ]]
 	"$AR" --maps-parse maps --no-smaps --no-pagemap "$SLEEPER" >"$BATS_TEST_TMPDIR/p.json"
 	ANONREMAP_NO_PROCMAP_QUERY=1 "$AR" maps --no-smaps --no-pagemap "$SLEEPER" >"$BATS_TEST_TMPDIR/e.json"
 	[[ "$(jq -r .source "$BATS_TEST_TMPDIR/e.json")" == maps ]]
