@@ -4,6 +4,7 @@
 # that makes the seed library's system calls directly, as a selftest does.
 #
 #   scripts/bench-overhead.sh [-r RUNS] [-n MOVES] [-s STEPS] [-d DUMPS] [-e ROUNDS]
+#                             [-k ROUNDS] [-F]
 #
 #   -r RUNS    hyperfine runs per command (default 20); medians are shown
 #   -n MOVES   samples of the final mremap of mremap_unfaulted_to_faulted
@@ -11,6 +12,8 @@
 #   -s STEPS   cheap steps in the per-step scenario (default 2000)
 #   -d DUMPS   dumps in the per-dump scenario (default 100)
 #   -e ROUNDS  rounds of (e), its seven measurements interleaved (default 7)
+#   -k ROUNDS  rounds of (f), its commands alternating (default 10)
+#   -F         (f) alone
 #
 # Prints each figure with the command that produced it:
 #   (a) fixed cost of one scenario: 'anonremap run -e' of one mmap against a
@@ -36,21 +39,36 @@
 #       with its parent writing 16 MiB before each fork (--pollute 16384), as
 #       anonremap's own work between scenario processes does (its RSS is
 #       about that): the caches a call finds warm are what it costs.
+#   (f) the library against the kernel's own selftest binaries, Linux 7.2's
+#       merge and mremap_test (built as check-upstream.sh builds them, from
+#       relocate-kernel.sh's seed-patched tree in KERNEL_CACHE when there is
+#       one, else from check-upstream.sh's CACHE): 'merge' against
+#       'anonremap run -f ktap' of every scenario whose source is merge.c,
+#       and 'mremap_test' (no -t) against 'anonremap run -f ktap -x perf' of
+#       those from mremap_test.c (its perf_test_cases run only with -t 0 or
+#       -t >= 1024); also each set as JSON, which takes the dumps KTAP does
+#       not show. Each side's KTAP totals line; wall and CPU (user + system)
+#       medians of ROUNDS rounds, one run of each command a round, in turn;
+#       and the ratio library / selftest (goal: <= 1.5x the wall time).
 # Exit status 0 unless something could not be measured; a missed goal is
 # reported, not an error. ANONREMAP=path picks the binary.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 AR=${ANONREMAP:-$top/anonremap}
-runs=20 moves=200 steps=2000 dumps=100 erounds=7
+# (f) runs the selftests in their build directory: a relative path would not hold there
+case $AR in /*) ;; *) AR=$(cd "$(dirname "$AR")" && pwd)/$(basename "$AR") ;; esac
+runs=20 moves=200 steps=2000 dumps=100 erounds=7 krounds=10 only_f=0
 
-while getopts r:n:s:d:e:h o; do
+while getopts r:n:s:d:e:k:Fh o; do
 	case $o in
 	r) runs=$OPTARG ;;
 	n) moves=$OPTARG ;;
 	s) steps=$OPTARG ;;
 	d) dumps=$OPTARG ;;
 	e) erounds=$OPTARG ;;
-	*) sed -n '3,40s/^# \{0,1\}//p' "$0"; [ "$o" = h ]; exit 2 ;;
+	k) krounds=$OPTARG ;;
+	F) only_f=1 ;;
+	*) sed -n '3,54s/^# \{0,1\}//p' "$0"; [ "$o" = h ]; exit 2 ;;
 	esac
 done
 
@@ -64,13 +82,19 @@ need jq jq
 need gcc gcc
 need python3 python3
 [ -x "$AR" ] || { echo "bench-overhead: $AR is not built (make -j2)" >&2; exit 2; }
-[ -f "$top/config.h" ] || { echo "bench-overhead: no config.h: run ./configure first" >&2; exit 2; }
+# config.h is made by configure in the build directory, which is the
+# binary's (a VPATH build, as make distcheck does, keeps it out of $top)
+bld=$(dirname "$AR")
+[ -f "$bld/config.h" ] || bld=$top
+[ -f "$bld/config.h" ] || { echo "bench-overhead: no config.h next to $AR or in $top: run ./configure first" >&2; exit 2; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sc=$top/scenarios
+# shellcheck source=scripts/selftest-build.sh
+. "$top/scripts/selftest-build.sh"
 
-gcc -O2 -I"$top" -I"$top/src" -o "$tmp/floor" "$top/tests/bench/floor.c"
+gcc -O2 -I"$bld" -I"$top/src" -o "$tmp/floor" "$top/tests/bench/floor.c"
 # (a)'s counterpart: the carveout reservation and the one mmap of the scenario.
 cat >"$tmp/one.c" <<'EOF'
 #include <sys/mman.h>
@@ -104,7 +128,91 @@ goal() { # description condition
 	if awk "BEGIN { exit !($2) }"; then echo "   goal met:    $1"; else echo "   goal missed: $1"; fi
 }
 
+# (f) the library against the kernel's selftest binaries, as check-upstream
+# builds them. hyperfine times one run of each command a round, the commands
+# in turn, so that the machine's drift falls on both sides alike.
+selftests_vs_library() {
+	local kcache=${KERNEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/anonremap/kernel}
+	local ucache=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/anonremap/upstream}
+	local src="" d
+	die() {
+		echo "bench-overhead: $*" >&2
+		exit 2
+	}
+	# relocate-kernel.sh's tree is the one the scenarios cite (Linux 7.2 +
+	# seed 008); else check-upstream.sh's pristine one, fetched once
+	for d in "$kcache"/src-*/; do
+		[ -f "$d/tools/testing/selftests/mm/merge.c" ] && src=${d%/}
+	done
+	if [ -z "$src" ]; then
+		# shellcheck source=scripts/apt-private.sh
+		. "$top/scripts/apt-private.sh"
+		src=$(selftest_unpack "$ucache" "${UPSTREAM_SUITE:-unstable}" "${UPSTREAM_PKG:-linux-source-7.2}")
+	fi
+	selftest_build "$src" "$tmp/kst" merge mremap_test
+	local mfiles tfiles nm nt
+	# merge.c's scenarios: merge_*.json and every file whose source names merge.c
+	mapfile -t mfiles < <({ ls "$sc"/merge_*.json; grep -l '"source": *"[^"]*/merge\.c' "$sc"/*.json; } | sort -u)
+	mapfile -t tfiles < <(grep -l '"source": *"[^"]*/mremap_test\.c' "$sc"/*.json)
+	nm=${#mfiles[@]} nt=${#tfiles[@]}
+	local -a cmds=("./merge" "$AR run -f ktap ${mfiles[*]}" "$AR run ${mfiles[*]}"
+		"./mremap_test" "$AR run -f ktap -x perf ${tfiles[*]}" "$AR run -x perf ${tfiles[*]}")
+	# their KTAP totals, from a run outside the timing
+	local tot=()
+	tot+=("$( (cd "$tmp/kst" && ./merge 2>/dev/null) | grep '^# Totals' || true)")
+	tot+=("$("$AR" run -f ktap "${mfiles[@]}" | grep '^# Totals' || true)")
+	tot+=("$( (cd "$tmp/kst" && ./mremap_test 2>/dev/null) | grep '^# Totals' || true)")
+	tot+=("$("$AR" run -f ktap -x perf "${tfiles[@]}" | grep '^# Totals' || true)")
+	local k i
+	: >"$tmp/f.wall"
+	: >"$tmp/f.cpu"
+	(cd "$tmp/kst" && hyperfine -N -i -w 1 -r 1 "${cmds[@]}" >/dev/null 2>&1) || true # warm-up
+	for k in $(seq "$krounds"); do
+		(cd "$tmp/kst" && hyperfine -N -i -r 1 --export-json "$tmp/f$k.json" "${cmds[@]}" >/dev/null 2>"$tmp/f.err") ||
+			{ cat "$tmp/f.err" >&2; exit 2; }
+		jq -r '[.results[] | .median * 1000] | @tsv' "$tmp/f$k.json" >>"$tmp/f.wall"
+		jq -r '[.results[] | (.user + .system) * 1000] | @tsv' "$tmp/f$k.json" >>"$tmp/f.cpu"
+	done
+	colmed() { # file column (1-based)
+		cut -f "$2" "$1" | sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	}
+	local w=() c=()
+	for i in 1 2 3 4 5 6; do
+		w+=("$(colmed "$tmp/f.wall" "$i")")
+		c+=("$(colmed "$tmp/f.cpu" "$i")")
+	done
+	frow() { printf '   %-58s %9.2f %9.2f\n' "$1" "$2" "$3"; }
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+	echo "(f) the library against the kernel's selftest binaries, from $src"
+	echo "   medians of $krounds rounds, each command once a round, in turn"
+	hdr "   selftest / scenario files"
+	frow "./merge" "${w[0]}" "${c[0]}"
+	frow "anonremap run -f ktap <$nm merge.c files>" "${w[1]}" "${c[1]}"
+	frow "anonremap run <the same $nm>, JSON (with the dumps)" "${w[2]}" "${c[2]}"
+	frow "./mremap_test (no -t)" "${w[3]}" "${c[3]}"
+	frow "anonremap run -f ktap -x perf <$nt mremap_test.c files>" "${w[4]}" "${c[4]}"
+	frow "anonremap run -x perf <the same $nt>, JSON (with the dumps)" "${w[5]}" "${c[5]}"
+	echo "   KTAP totals: merge: ${tot[0]#\# Totals: }"
+	echo "                library, merge.c's: ${tot[1]#\# Totals: }"
+	echo "                mremap_test: ${tot[2]#\# Totals: }"
+	echo "                library, mremap_test.c's: ${tot[3]#\# Totals: }"
+	local rm rmc rt rtc
+	rm=$(ratio "${w[1]}" "${w[0]}") rmc=$(ratio "${c[1]}" "${c[0]}")
+	rt=$(ratio "${w[4]}" "${w[3]}") rtc=$(ratio "${c[4]}" "${c[3]}")
+	echo "   => merge.c: KTAP library ${rm}x merge's wall time, ${rmc}x its CPU;" \
+		"JSON $(ratio "${w[2]}" "${w[0]}")x, $(ratio "${c[2]}" "${c[0]}")x"
+	echo "   => mremap_test.c: KTAP library ${rt}x mremap_test's wall time, ${rtc}x its CPU;" \
+		"JSON $(ratio "${w[5]}" "${w[3]}")x, $(ratio "${c[5]}" "${c[3]}")x"
+	goal "merge.c's scenarios (KTAP) within 1.5x of merge's wall time: ${rm}x" "$rm <= 1.5"
+	goal "mremap_test.c's scenarios (KTAP) within 1.5x of mremap_test's wall time: ${rt}x" "$rt <= 1.5"
+}
+
 echo "anonremap overhead: $AR ($("$AR" --version | head -1)), kernel $(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "$only_f" = 1 ]; then
+	echo
+	selftests_vs_library
+	exit 0
+fi
 echo "medians of $runs runs (hyperfine -N)"
 echo
 
@@ -273,3 +381,5 @@ echo "   => ${dev} % against the floor ($(pct "$e_nd" "$e_fl") % without the dum
 	"without the dumps $(pct "$e_nd" "$e_ff") % against the forked floor," \
 	"$(pct "$e_nd" "$e_fz") % against it with the parent's writes"
 goal "duration_ns within 5 % of the floor (median): ${dev} %" "${dev#+} <= 5 && ${dev#+} >= -5"
+echo
+selftests_vs_library

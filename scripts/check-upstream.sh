@@ -25,30 +25,11 @@ die() {
 }
 # shellcheck source=scripts/apt-private.sh
 . "$top/scripts/apt-private.sh"
-deb=$(apt_cached_deb "$CACHE" "$SUITE" "$PKG")
-src="$CACHE/src"
-if [ ! -f "$src/.done" ]; then
-	rm -rf "$src" && mkdir -p "$src"
-	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$src" --wildcards './usr/src/*.tar.xz'
-	tarball=$(ls "$src"/usr/src/*.tar.xz)
-	tar -xJf "$tarball" -C "$src" --strip-components=1 --wildcards \
-		'*/tools/testing/selftests/mm/*' '*/tools/testing/selftests/kselftest*.h' \
-		'*/include/uapi/linux/fs.h'
-	rm -rf "$src/usr"
-	touch "$src/.done"
-fi
-
-# Build the three selftests. Debian 12's headers lack some constants: give
-# them on the command line, and the package's own linux/fs.h for PROCMAP_QUERY.
-inc="$CACHE/build/include"
-mkdir -p "$inc/linux"
-cp "$src/include/uapi/linux/fs.h" "$inc/linux/fs.h"
+# shellcheck source=scripts/selftest-build.sh
+. "$top/scripts/selftest-build.sh"
+src=$(selftest_unpack "$CACHE" "$SUITE" "$PKG")
 mm="$src/tools/testing/selftests/mm"
-for t in merge mremap_test mremap_dontunmap; do
-	gcc -O2 -w -I"$mm/.." -I"$inc" -DPR_SET_MEMORY_MERGE=67 -DPR_GET_MEMORY_MERGE=68 \
-		-D__NR_mseal=462 "$mm/$t.c" "$mm/vm_util.c" "$mm/hugepage_settings.c" \
-		-o "$CACHE/build/$t" -lm
-done
+selftest_build "$src" "$CACHE/build" merge mremap_test mremap_dontunmap
 
 out="$CACHE/run"
 mkdir -p "$out"

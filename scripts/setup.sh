@@ -7,7 +7,7 @@ set -eu
 
 PACKAGES="build-essential autoconf automake libtool pkg-config
 libcjson-dev libproc2-dev zlib1g-dev procps
-bats bats-assert bats-support jq mandoc valgrind strace"
+bats bats-assert bats-support jq mandoc valgrind strace hyperfine"
 [ $# -gt 0 ] && PACKAGES="$*"
 
 missing=""

@@ -390,6 +390,7 @@ struct run_opts {
 	bool all_vmas;
 	bool allow_outside;
 	bool steps_later;      /* shell: steps arrive one by one, any may dump */
+	bool verdicts_only;    /* run -f ktap without -R: nothing shows a dump */
 };
 #define CHAIN_MAX 32 /* calls in one chain: one write, within PIPE_BUF */
 /* One scenario process as anonremap sees it. The carveout is at the same

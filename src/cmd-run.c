@@ -261,6 +261,9 @@ int cmd_run(int argc, char **argv)
 	/* The text and KTAP outputs show neither the probed features nor the
 	 * report's settings and kernel config: JSON and -R do. */
 	bool full = a.format == OUT_JSON || a.report;
+	/* KTAP, to stdout or to -o's file, shows no dump: with no -R report
+	 * (the JSON result) nothing reads one, so dump steps read nothing */
+	a.po.ro.verdicts_only = a.format == OUT_KTAP && !a.report;
 	cJSON *doc = result_new(full);
 	cJSON *arr = cJSON_GetObjectItem(doc, "scenarios");
 	/* --repeat: earlier rounds are tallied, then dropped, so a long run's

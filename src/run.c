@@ -515,9 +515,11 @@ static void cpu_unshare(void)
 
 /* Whether a dump may come: only a dump shows the slab counters, and their
  * baseline (a read of /proc/slabinfo, about half a millisecond here)
- * is taken only then. */
+ * is taken only then. With verdicts_only no dump reads anything. */
 static bool may_dump(const struct scenario *sc, const struct run_opts *o)
 {
+	if (o->verdicts_only)
+		return false;
 	if (o->steps_later)
 		return true;
 	for (int i = 0; i < sc->nsteps; i++)
