@@ -571,6 +571,19 @@ void *xreallocarray(void *p, size_t n, size_t m);
 char *xstrdup(const char *s);
 FILE *xopen_memstream(char **buf, size_t *len);
 
+/* matrix.c: the merge matrix's axes, cases, scenarios and outcomes */
+enum { MX_OP, MX_TARGET, MX_PREV, MX_NEXT, MX_PLACEMENT, MX_AXES };
+struct matrix_case {
+	int v[MX_AXES]; /* an index into each axis's values */
+};
+extern const char *const matrix_axis_names[MX_AXES];
+extern const char *const *const matrix_axis_values[MX_AXES];
+bool matrix_case_valid(const struct matrix_case *c);
+void matrix_case_id(const struct matrix_case *c, char *buf, size_t len);
+cJSON *matrix_scenario(const struct matrix_case *c, int *op_step);
+cJSON *matrix_outcome(const struct matrix_case *c, const cJSON *res, int op_step);
+cJSON *matrix_compare(const cJSON *A, const cJSON *B);
+
 /* escape.c: someone else's strings, safe to print as text or KTAP */
 const char *esc_text(const char *s);
 const char *esc_ktap_name(const char *s);
@@ -610,6 +623,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
 char *ops_help(int key, const char *text, void *input);
 struct command {
 	const char *name;

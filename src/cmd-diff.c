@@ -124,6 +124,49 @@ void diff_side_by_side(FILE *fp, cJSON *da, cJSON *db)
 	}
 }
 
+/* Two anonremap matrix results: the cells whose answer changed. */
+static int diff_matrix(const struct diff_args *a, cJSON *A, cJSON *B)
+{
+	int rc = EXIT_PASS;
+	if (!cJSON_GetObjectItem(A, "matrix") || !cJSON_GetObjectItem(B, "matrix")) {
+		fprintf(stderr, "anonremap: diff: %s is a matrix result and %s is not\n",
+			cJSON_GetObjectItem(A, "matrix") ? a->a : a->b, cJSON_GetObjectItem(A, "matrix") ? a->b : a->a);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	cJSON *cells = matrix_compare(A, B), *d;
+	cJSON *out = cJSON_CreateObject();
+	cJSON_AddItemToObject(out, "kernel", compare_features(A, B));
+	cJSON_AddItemToObject(out, "cells", cells);
+	cJSON_AddBoolToObject(out, "same", !cJSON_GetArraySize(cells));
+	if (cJSON_GetArraySize(cells))
+		rc = EXIT_FAIL;
+	if (a->format == OUT_JSON) {
+		out_json(out, stdout);
+	} else {
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(out, "kernel"))) {
+			printf("the kernels differ:\n");
+			print_diffs(stdout, cJSON_GetObjectItem(out, "kernel"), "A", "B");
+		}
+		printf("%d cells differ\n", cJSON_GetArraySize(cells));
+		cJSON_ArrayForEach(d, cells) {
+			printf("%s\n  A: %s\n", esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(d, "id"))),
+			       esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(d, "a"))));
+			printf("  B: %s\n", esc_text(cJSON_GetStringValue(cJSON_GetObjectItem(d, "b"))));
+			esc_release();
+			if (ferror(stdout))
+				break;
+		}
+	}
+	if (fflush(stdout) || ferror(stdout))
+		rc = EXIT_ERROR;
+	cJSON_Delete(out);
+out:
+	cJSON_Delete(A);
+	cJSON_Delete(B);
+	return rc;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	static const char diff_doc[] =
@@ -145,6 +188,8 @@ int cmd_diff(int argc, char **argv)
 			cJSON_Delete(A);
 		return EXIT_USAGE;
 	}
+	if (cJSON_GetObjectItem(A, "matrix") || cJSON_GetObjectItem(B, "matrix"))
+		return diff_matrix(&a, A, B);
 	cJSON *sa = cJSON_GetObjectItem(A, "scenarios"), *sb = cJSON_GetObjectItem(B, "scenarios"), *x;
 	cJSON *out = cJSON_CreateObject(), *outs = cJSON_AddArrayToObject(out, "scenarios");
 	cJSON *feat = compare_features(A, B);

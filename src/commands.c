@@ -15,6 +15,7 @@ const struct command commands[] = {
 	{ "show", cmd_show, "render a result or report file as text, JSON or KTAP" },
 	{ "bench", cmd_bench, "time mremap moves over sizes, population, alignment, THP and flags" },
 	{ "stress", cmd_stress, "random mremap sequences with invariants, minimized reproducers" },
+	{ "matrix", cmd_matrix, "every merge case as a generated scenario, run on this kernel" },
 	{ NULL, NULL, NULL },
 };
 

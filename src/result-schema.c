@@ -333,6 +333,23 @@ static void a_scenario(struct chk *c, cJSON *sc)
 	array_of(c, sc, "expectations", false, an_expectation);
 }
 
+/* A cell of anonremap matrix: what diff reads of it. */
+static void a_cell(struct chk *c, cJSON *v)
+{
+	if (!check(c, v, T_OBJ))
+		return;
+	field(c, v, "id", T_STR, true);
+	field(c, v, "status", T_STR, true);
+	for (int a = 0; a < MX_AXES; a++)
+		field(c, v, matrix_axis_names[a], T_STR, false);
+	field(c, v, "merged", T_STR, false);
+	field(c, v, "errno", T_STR | T_NULL, false);
+	field(c, v, "vmas", T_COUNT, false);
+	field(c, v, "reason", T_STR, false);
+	array_of(c, v, "layout", false, a_string);
+	array_of(c, v, "why", false, a_string);
+}
+
 int result_check(const char *file, const cJSON *doc, struct err *err)
 {
 	struct chk c = { .file = file, .err = err };
@@ -360,5 +377,11 @@ int result_check(const char *file, const cJSON *doc, struct err *err)
 		pop(&c, old);
 	}
 	array_of(&c, doc, "scenarios", true, a_scenario);
+	cJSON *m = field(&c, doc, "matrix", T_OBJ, false);
+	if (m) {
+		size_t old = push_key(&c, "matrix");
+		array_of(&c, m, "cases", true, a_cell);
+		pop(&c, old);
+	}
 	return c.bad ? -1 : 0;
 }

@@ -4,7 +4,8 @@
  * file; what passes is drawn as show draws it (the text and KTAP writers)
  * and compared with itself as diff and replay compare (compare_scenarios,
  * compare_features, diff's side-by-side table of each dump; its loop once
- * never ended on a VMA whose rel it could not read). Everything is freed: a leak is a finding under
+ * never ended on a VMA whose rel it could not read; matrix_compare of a
+ * matrix result). Everything is freed: a leak is a finding under
  * LeakSanitizer. Built with libFuzzer by scripts/fuzz.sh, or with
  * replay_main.c into a plain program that replays the corpus (make check). */
 #include "anonremap.h"
@@ -48,6 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	cJSON_Delete(compare_features(doc, doc));
+	/* a matrix result, with itself: diff pairs its cells by id */
+	if (cJSON_GetObjectItem(doc, "matrix"))
+		cJSON_Delete(matrix_compare(doc, doc));
 	cJSON_Delete(doc);
 	return 0;
 }
