@@ -49,13 +49,17 @@ for n in "$@"; do
 	session "$n" >"$tmp/in"
 	: >"$tmp/times"
 	for ((r = 0; r < runs; r++)); do
-		if ! /usr/bin/time -f '%e %M' -o "$tmp/t" "$AR" shell -f json <"$tmp/in" >"$tmp/out" 2>"$tmp/err"; then
+		# wall time from bash's microsecond clock: time's %e has 10 ms
+		# steps, and a short session takes less (0.00 made its ratio 0)
+		t0=$EPOCHREALTIME
+		if ! /usr/bin/time -f '%M' -o "$tmp/t" "$AR" shell -f json <"$tmp/in" >"$tmp/out" 2>"$tmp/err"; then
 			echo "bench-shell: the session of $n steps failed: $(head -n 3 "$tmp/err")" >&2
 			exit 1
 		fi
+		t1=$EPOCHREALTIME
 		got=$(wc -l <"$tmp/out")
 		[ "$got" -eq "$n" ] || { echo "bench-shell: $n steps given, $got results" >&2; exit 1; }
-		cat "$tmp/t" >>"$tmp/times"
+		echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }') $(cat "$tmp/t")" >>"$tmp/times"
 	done
 	wall=$(cut -d' ' -f1 "$tmp/times" | median)
 	rss=$(cut -d' ' -f2 "$tmp/times" | median)
