@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* anonremap bench: time mremap(MAYMOVE|FIXED[|RELOCATE_ANON...]) of anonymous
- * memory over sizes, populated fractions, alignments, THP advice and flag
- * variants. Each call is timed alone, in the process that makes it; setup,
- * population and verification stay outside the timed region. */
+ * or shmem memory over sizes, populated fractions, placements (mremap_test's
+ * among them), backings, THP advice and flag variants. Each call is timed
+ * alone, in the process that makes it; setup, population and verification
+ * stay outside the timed region. */
 #include "anonremap.h"
 #include "compat.h"
 #include <argp.h>
@@ -16,8 +17,16 @@
 
 #define MAX_POINTS 32
 
-enum { ALIGN_PTE, ALIGN_PMD, ALIGN_PUD };
-static const char *const align_names[] = { "pte", "pmd", "pud" };
+/* Where the source and the destination of a move go. pte, pmd and pud are
+ * mremap_test.c's placements; relative and misaligned measure the kernel's
+ * handling of a move that starts inside a PMD. */
+enum { ALIGN_PTE, ALIGN_PMD, ALIGN_PUD, ALIGN_RELATIVE, ALIGN_MISALIGNED, ALIGN_N };
+static const char *const align_names[] = { "pte", "pmd", "pud", "relative", "misaligned" };
+enum { BACK_ANON, BACK_SHMEM, BACK_N };
+static const char *const backing_names[] = { "anon", "shmem" };
+static const int backing_flags[] = { MAP_PRIVATE | MAP_ANONYMOUS, MAP_SHARED | MAP_ANONYMOUS };
+enum { THP_NO, THP_HUGE, THP_NONE, THP_N };
+static const char *const thp_names[] = { "nohugepage", "hugepage", "none" };
 static const char *const variant_names[] = { "plain", "relocate_anon", "must_relocate_anon" };
 static const uint64_t variant_flags[] = { 0, MREMAP_RELOCATE_ANON, MREMAP_MUST_RELOCATE_ANON };
 
@@ -26,23 +35,32 @@ struct bench_args {
 	int nsizes;
 	int populate[MAX_POINTS]; /* percent */
 	int npopulate;
-	int aligns[3], naligns;
-	int thps[2], nthps; /* 1 hugepage, 0 nohugepage */
+	int aligns[ALIGN_N], naligns;
+	int backings[BACK_N], nbackings;
+	int thps[THP_N], nthps;
 	int variants[3], nvariants;
 	int repeat;
 	enum out_format format;
 	const char *output, *plot;
 	bool preset_mremap_test;
+	bool fork_each;
 };
 
 static const struct argp_option bench_options[] = {
 	{ "sizes", 's', "LIST", 0, "sizes to move (default 4k,64k,2m,32m,256m,1g)", 0 },
 	{ "populate", 'p', "LIST", 0, "populated percentages (default 0,10,50,100)", 0 },
-	{ "align", 'A', "LIST", 0, "source and destination alignment: pte, pmd, pud (default pte,pmd)", 0 },
-	{ "thp", 'H', "LIST", 0, "hugepage, nohugepage (default both)", 0 },
+	{ "align", 'A', "LIST", 0, "placement of source and destination: pte, pmd, pud (mremap_test's), "
+	  "relative, misaligned (default pte,pmd)", 0 },
+	{ "backing", 'B', "LIST", 0, "anon (MAP_PRIVATE), shmem (MAP_SHARED|MAP_ANONYMOUS) (default anon; "
+	  "the preset: shmem)", 0 },
+	{ "thp", 'H', "LIST", 0, "hugepage, nohugepage, none (no advice) (default hugepage,nohugepage; "
+	  "the preset: none)", 0 },
 	{ "variants", 'V', "LIST", 0, "plain, relocate_anon, must_relocate_anon (default all)", 0 },
 	{ "repeat", 'r', "N", 0, "measurements per point and variant (default 7)", 0 },
-	{ "preset", 'P', "NAME", 0, "mremap_test: its three 1 GiB cases (PTE, PMD, PUD aligned, fully populated)", 0 },
+	{ "preset", 'P', "NAME", 0, "mremap_test: its three 1 GiB cases, placed and backed as it does "
+	  "(fully populated; -A, -B, -H still apply)", 0 },
+	{ "fork-each", 'F', NULL, 0, "a fresh process for each move (default: one process makes them all, "
+	  "in turn, as mremap_test does)", 0 },
 	{ "quick", 'q', NULL, 0, "a small matrix: 4k,2m,32m; 0,100 %; pte,pmd; nohugepage", 0 },
 	{ "format", 'f', "FORMAT", 0, "text (default) or json", 0 },
 	{ "output", 'o', "FILE", 0, "write the result to FILE (atomically)", 0 },
@@ -93,18 +111,23 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 		}
 		return 0;
 	case 'A':
-		n = split(arg, tok, 3);
+		n = split(arg, tok, ALIGN_N);
 		for (a->naligns = 0; a->naligns < n; a->naligns++)
-			if ((a->aligns[a->naligns] = find(align_names, 3, tok[a->naligns])) < 0)
-				argp_error(state, "--align: '%s' is not pte, pmd or pud", tok[a->naligns]);
+			if ((a->aligns[a->naligns] = find(align_names, ALIGN_N, tok[a->naligns])) < 0)
+				argp_error(state, "--align: '%s' is not pte, pmd, pud, relative or misaligned",
+					   tok[a->naligns]);
+		return 0;
+	case 'B':
+		n = split(arg, tok, BACK_N);
+		for (a->nbackings = 0; a->nbackings < n; a->nbackings++)
+			if ((a->backings[a->nbackings] = find(backing_names, BACK_N, tok[a->nbackings])) < 0)
+				argp_error(state, "--backing: '%s' is not anon or shmem", tok[a->nbackings]);
 		return 0;
 	case 'H':
-		n = split(arg, tok, 2);
-		for (a->nthps = 0; a->nthps < n; a->nthps++) {
-			if (strcmp(tok[a->nthps], "hugepage") && strcmp(tok[a->nthps], "nohugepage"))
-				argp_error(state, "--thp: '%s' is not hugepage or nohugepage", tok[a->nthps]);
-			a->thps[a->nthps] = !strcmp(tok[a->nthps], "hugepage");
-		}
+		n = split(arg, tok, THP_N);
+		for (a->nthps = 0; a->nthps < n; a->nthps++)
+			if ((a->thps[a->nthps] = find(thp_names, THP_N, tok[a->nthps])) < 0)
+				argp_error(state, "--thp: '%s' is not hugepage, nohugepage or none", tok[a->nthps]);
 		return 0;
 	case 'V':
 		n = split(arg, tok, 3);
@@ -123,6 +146,9 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--preset: only mremap_test");
 		a->preset_mremap_test = true;
 		return 0;
+	case 'F':
+		a->fork_each = true;
+		return 0;
 	case 'q':
 		a->nsizes = 3;
 		a->sizes[0] = 4096, a->sizes[1] = 2 << 20, a->sizes[2] = 32 << 20;
@@ -131,7 +157,7 @@ static error_t bench_parse(int key, char *arg, struct argp_state *state)
 		a->naligns = 2;
 		a->aligns[0] = ALIGN_PTE, a->aligns[1] = ALIGN_PMD;
 		a->nthps = 1;
-		a->thps[0] = 0;
+		a->thps[0] = THP_NO;
 		return 0;
 	case 'f':
 		if (parse_format(arg, &a->format) || a->format == OUT_KTAP)
@@ -167,67 +193,230 @@ struct sample {
 	int64_t ns;  /* -1: the kernel refused (errno in err) */
 	int err;
 	bool bad;    /* data mismatch after the move */
+	uint64_t src, dst; /* where the move was from and to */
 };
 
-/* One move, in a fresh process so each measurement starts from the same
- * state and no earlier move's page tables linger. */
-static void measure(uint64_t size, int pct, int align, int thp, int variant, struct sample *out)
+/* Where a fresh, fixed mapping of len bytes may go: a MAP_FIXED_NOREPLACE
+ * mapping of it succeeds (and is undone), as mremap_test's
+ * is_remap_region_valid() asks. Only EEXIST says no, as there. */
+static bool region_free(uint64_t at, uint64_t len)
 {
-	int p[2];
-	if (pipe(p)) {
-		out->ns = -1;
-		out->err = errno;
+	void *p = mmap((void *)at, len, PROT_READ | PROT_WRITE, MAP_FIXED_NOREPLACE | MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return errno != EEXIST;
+	munmap(p, len);
+	return p == (void *)at; /* a kernel before 4.17 took the address as a hint */
+}
+
+static uint64_t mmap_min_addr(void)
+{
+	char buf[32];
+	uint64_t v = 0;
+	if (!read_small_file("/proc/sys/vm/mmap_min_addr", buf, sizeof(buf)))
+		v = strtoull(buf, NULL, 10);
+	return v > kinfo.page_size ? v : kinfo.page_size;
+}
+
+/* The source of a move: mapped at *src. 0 on success, else an errno.
+ *
+ * pte, pmd, pud: mremap_test.c's placement for an alignment A (a page, a
+ * PMD, a PUD): the lowest address at or above mmap_min_addr that is a
+ * multiple of A but not of 2 A (the selftest refuses coincidental higher
+ * alignment) where a fixed mapping fits, as get_source_mapping() finds it.
+ *
+ * relative, misaligned: one page past a PMD boundary of a kernel-chosen
+ * free range, with room after it for the destination. */
+static int place_source(uint64_t size, int align, int backing, uint64_t *src)
+{
+	int flags = backing_flags[backing] | MAP_FIXED_NOREPLACE;
+	if (align <= ALIGN_PUD) {
+		uint64_t A = align == ALIGN_PUD ? kinfo.pud_size : align == ALIGN_PMD ? kinfo.pmd_size : kinfo.page_size;
+		uint64_t min = mmap_min_addr();
+		for (uint64_t at = A;; at += A) {
+			if (at + size < at || at > (1ull << 47))
+				return ENOMEM;
+			if (at < min || !(at & A))
+				continue;
+			void *p = mmap((void *)at, size, PROT_READ | PROT_WRITE, flags, -1, 0);
+			if (p == (void *)at) {
+				*src = at;
+				return 0;
+			}
+			if (p != MAP_FAILED)
+				munmap(p, size);
+			else if (errno != EEXIST && errno != EPERM)
+				return errno;
+		}
+	}
+	uint64_t pmd = kinfo.pmd_size, room = 2 * ((size + 2 * pmd) & ~(pmd - 1)) + pmd;
+	char *res = mmap(NULL, room, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED)
+		return errno;
+	munmap(res, room); /* found free: nothing else maps in this process */
+	*src = (((uintptr_t)res + pmd - 1) & ~(pmd - 1)) + kinfo.page_size;
+	if (mmap((void *)*src, size, PROT_READ | PROT_WRITE, flags, -1, 0) != (void *)*src)
+		return errno ? errno : EEXIST;
+	return 0;
+}
+
+/* The destination, left free for the move's MREMAP_FIXED, found after the
+ * source is populated, as remap_region() does; its probe mapping (made and
+ * undone) is part of what the selftest's timing follows, and leaving it out
+ * makes a PUD move here three times slower.
+ *
+ * pte, pmd, pud: A past the source's end, rounded down to A, made not a
+ * multiple of 2 A, then moved up by A until it is free. With mmap_min_addr
+ * 4096 a 1 GiB source at "pte" lands one page past a PMD boundary and its
+ * destination three pages past one: their offsets within a PMD differ, so
+ * every PTE moves alone.
+ *
+ * relative: one page past the next PMD boundary but one after the source's
+ * end (the same offset: after the first partial PMD whole page tables move,
+ * and with nothing mapped below either the kernel may realign the move down
+ * to the boundary); misaligned: three pages past it (offsets that differ). */
+static int place_dest(uint64_t src, uint64_t size, int align, uint64_t *dst)
+{
+	uint64_t A = align == ALIGN_PUD ? kinfo.pud_size : align == ALIGN_PMD ? kinfo.pmd_size : kinfo.page_size;
+	uint64_t at;
+	if (align <= ALIGN_PUD) {
+		at = (src + size + A) & ~(A - 1);
+		if (!(at & A))
+			at |= A;
+	} else {
+		uint64_t pmd = kinfo.pmd_size;
+		A = pmd;
+		at = ((src + size + 2 * pmd) & ~(pmd - 1)) + (align == ALIGN_RELATIVE ? 1 : 3) * kinfo.page_size;
+	}
+	while (!region_free(at, size))
+		if ((at += A) > (1ull << 47))
+			return ENOMEM;
+	*dst = at;
+	return 0;
+}
+
+/* What the worker is asked to move */
+struct request {
+	uint64_t size;
+	int pct, align, backing, thp, variant;
+};
+
+/* One move: place, populate, find the destination, time the call, verify,
+ * and unmap what is left, as mremap_test's remap_region() cleans up after
+ * each case so that no earlier move's mappings slow the next. */
+static void move_once(const struct request *q, struct sample *s)
+{
+	uint64_t src = 0, dst = 0, n = q->size / kinfo.page_size;
+	*s = (struct sample){ .ns = -1 };
+	s->err = place_source(q->size, q->align, q->backing, &src);
+	if (s->err)
 		return;
+	s->src = src;
+	if (q->thp != THP_NONE)
+		madvise((void *)src, q->size, q->thp == THP_HUGE ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	for (uint64_t i = 0; i < n; i++)
+		if (populated(i, q->pct))
+			*(uint64_t *)(src + i * kinfo.page_size) = word(i);
+	s->err = place_dest(src, q->size, q->align, &dst);
+	if (s->err) {
+		munmap((void *)src, q->size);
+		return;
+	}
+	s->dst = dst;
+	uint64_t t0 = now_ns();
+	long r = syscall(__NR_mremap, src, q->size, q->size, MREMAP_MAYMOVE | MREMAP_FIXED | variant_flags[q->variant], dst);
+	uint64_t t1 = now_ns();
+	if (r == -1) {
+		s->err = errno ? errno : EIO;
+		munmap((void *)src, q->size);
+		return;
+	}
+	s->ns = t1 - t0;
+	for (uint64_t i = 0; i < n && !s->bad; i++)
+		s->bad = *(uint64_t *)(dst + i * kinfo.page_size) != (populated(i, q->pct) ? word(i) : 0);
+	munmap((void *)dst, q->size);
+}
+
+/* The first mremap a freshly forked process makes costs more than the
+ * same call later (about 6 us more for a 1 GiB PUD move here, half its
+ * time), and that is no move's own cost: mremap_test's perf cases come
+ * after its other cases in one process. So a measuring process starts with
+ * one untimed move of a page. */
+static void warm_up(void)
+{
+	uint64_t pg = kinfo.page_size;
+	char *a = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		return;
+	a[0] = 1;
+	syscall(__NR_mremap, a, pg, pg, MREMAP_MAYMOVE | MREMAP_FIXED, a + pg);
+	munmap(a, 2 * pg);
+}
+
+/* The measuring process. Every move of a run is made in one process, one
+ * after another, as mremap_test makes its cases; --fork-each gives each
+ * move a fresh process instead (warmed up alike). */
+struct worker {
+	pid_t pid;
+	int req, rep; /* our ends of its two pipes */
+};
+
+static void worker_stop(struct worker *w)
+{
+	if (w->pid <= 0)
+		return;
+	close(w->req);
+	close(w->rep);
+	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	w->pid = 0;
+}
+
+static int worker_start(struct worker *w)
+{
+	int q[2], r[2];
+	if (pipe(q))
+		return errno;
+	if (pipe(r)) {
+		int e = errno;
+		close(q[0]), close(q[1]);
+		return e;
 	}
 	pid_t pid = fork();
 	if (pid == 0) {
-		struct sample s = { .ns = -1 };
-		uint64_t a = align == ALIGN_PUD ? kinfo.pud_size : align == ALIGN_PMD ? kinfo.pmd_size : kinfo.page_size;
-		uint64_t big = a == kinfo.pud_size ? a * 2 : kinfo.pud_size; /* the next alignment up */
-		uint64_t span = size + big;
-		uint64_t total = 2 * span + 2 * big;
-		char *res = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (res == MAP_FAILED)
-			goto send;
-		/* aligned to a, but not to the next alignment up: as mremap_test places them */
-		uint64_t base = ((uintptr_t)res + big - 1) & ~(big - 1);
-		uint64_t src = base + (a == kinfo.page_size ? a : a == big ? 0 : a);
-		uint64_t dst = base + ((span + big - 1) & ~(big - 1)) + (a == kinfo.page_size ? a : a == big ? 0 : a);
-		if (mmap((void *)src, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
-		    MAP_FAILED)
-			goto send;
-		madvise((void *)src, size, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-		uint64_t n = size / kinfo.page_size;
-		for (uint64_t i = 0; i < n; i++)
-			if (populated(i, pct))
-				*(uint64_t *)(src + i * kinfo.page_size) = word(i);
-		uint64_t t0 = now_ns();
-		long r = syscall(__NR_mremap, src, size, size, MREMAP_MAYMOVE | MREMAP_FIXED | variant_flags[variant], dst);
-		uint64_t t1 = now_ns();
-		if (r == -1) {
-			s.err = errno;
-			goto send;
+		struct request rq;
+		struct sample s;
+		close(q[1]), close(r[0]);
+		warm_up();
+		while (read_full(q[0], &rq, sizeof(rq)) == 1) {
+			move_once(&rq, &s);
+			if (write_full(r[1], &s, sizeof(s)))
+				break;
 		}
-		s.ns = t1 - t0;
-		for (uint64_t i = 0; i < n && !s.bad; i++)
-			s.bad = *(uint64_t *)(dst + i * kinfo.page_size) != (populated(i, pct) ? word(i) : 0);
-send:
-		if (s.ns < 0 && !s.err)
-			s.err = errno;
-		write_full(p[1], &s, sizeof(s));
 		_exit(0);
 	}
-	close(p[1]);
-	out->ns = -1;
-	out->err = EIO;
-	if (pid > 0 && read_full(p[0], out, sizeof(*out)) <= 0) {
-		out->ns = -1;
-		out->err = EIO;
+	close(q[0]), close(r[1]);
+	if (pid < 0) {
+		int e = errno;
+		close(q[1]), close(r[0]);
+		return e;
 	}
-	close(p[0]);
-	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+	*w = (struct worker){ .pid = pid, .req = q[1], .rep = r[0] };
+	return 0;
+}
+
+static void measure(struct worker *w, bool fresh, const struct request *q, struct sample *out)
+{
+	*out = (struct sample){ .ns = -1, .err = EIO };
+	if (fresh)
+		worker_stop(w);
+	if (w->pid <= 0 && (out->err = worker_start(w)))
+		return;
+	out->err = EIO;
+	if (write_full(w->req, q, sizeof(*q)) || read_full(w->rep, out, sizeof(*out)) != 1) {
+		/* it died: the next move gets a new one */
+		*out = (struct sample){ .ns = -1, .err = EIO };
+		worker_stop(w);
+	}
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -241,6 +430,16 @@ static double pct_of(int64_t *v, int n, double q)
 	/* nearest rank on sorted values */
 	int k = (int)ceil(q * n) - 1;
 	return v[k < 0 ? 0 : k >= n ? n - 1 : k];
+}
+
+/* A plotted line: a variant, populated fraction, placement, backing and THP */
+static void point_key(const cJSON *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %.0f%% %s %s %s", cJSON_GetStringValue(cJSON_GetObjectItem(p, "variant")),
+		 cJSON_GetNumberValue(cJSON_GetObjectItem(p, "populate")),
+		 cJSON_GetStringValue(cJSON_GetObjectItem(p, "align")),
+		 cJSON_GetStringValue(cJSON_GetObjectItem(p, "backing")),
+		 cJSON_GetStringValue(cJSON_GetObjectItem(p, "thp")));
 }
 
 static void plot(cJSON *points, const char *file)
@@ -264,11 +463,8 @@ static void plot(cJSON *points, const char *file)
 	/* one line a variant and populated fraction (first alignment and THP setting) */
 	cJSON *p, *keys = cJSON_CreateArray();
 	cJSON_ArrayForEach(p, points) {
-		char k[96];
-		snprintf(k, sizeof(k), "%s %.0f%% %s %s", cJSON_GetStringValue(cJSON_GetObjectItem(p, "variant")),
-			 cJSON_GetNumberValue(cJSON_GetObjectItem(p, "populate")),
-			 cJSON_GetStringValue(cJSON_GetObjectItem(p, "align")),
-			 cJSON_GetStringValue(cJSON_GetObjectItem(p, "thp")));
+		char k[128];
+		point_key(p, k, sizeof(k));
 		bool seen = false;
 		cJSON *x;
 		cJSON_ArrayForEach(x, keys)
@@ -284,11 +480,8 @@ static void plot(cJSON *points, const char *file)
 	fputc('\n', g);
 	cJSON_ArrayForEach(k, keys) {
 		cJSON_ArrayForEach(p, points) {
-			char kk[96];
-			snprintf(kk, sizeof(kk), "%s %.0f%% %s %s", cJSON_GetStringValue(cJSON_GetObjectItem(p, "variant")),
-				 cJSON_GetNumberValue(cJSON_GetObjectItem(p, "populate")),
-				 cJSON_GetStringValue(cJSON_GetObjectItem(p, "align")),
-				 cJSON_GetStringValue(cJSON_GetObjectItem(p, "thp")));
+			char kk[128];
+			point_key(p, kk, sizeof(kk));
 			if (!strcmp(kk, k->valuestring))
 				fprintf(g, "%.0f %.0f\n", cJSON_GetNumberValue(cJSON_GetObjectItem(p, "size")),
 					cJSON_GetNumberValue(cJSON_GetObjectItem(p, "median_ns")));
@@ -304,12 +497,13 @@ static void text(cJSON *doc, FILE *fp)
 	cJSON *p;
 	fprintf(fp, "mremap(MAYMOVE|FIXED[|flag]) on Linux %s, %.0f repetitions a point\n", kinfo.release,
 		cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "bench"), "repeat")));
-	fprintf(fp, "%10s %4s %4s %10s %-19s %10s %10s %10s %10s %8s\n", "size", "pop%", "algn", "thp", "variant",
-		"min ns", "median ns", "p90 ns", "max ns", "x plain");
+	fprintf(fp, "%10s %4s %-10s %-5s %10s %-19s %10s %10s %10s %10s %8s\n", "size", "pop%", "placement", "back",
+		"thp", "variant", "min ns", "median ns", "p90 ns", "max ns", "x plain");
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "points")) {
-		fprintf(fp, "%10.0f %4.0f %4s %10s %-19s ", cJSON_GetNumberValue(cJSON_GetObjectItem(p, "size")),
+		fprintf(fp, "%10.0f %4.0f %-10s %-5s %10s %-19s ", cJSON_GetNumberValue(cJSON_GetObjectItem(p, "size")),
 			cJSON_GetNumberValue(cJSON_GetObjectItem(p, "populate")),
 			cJSON_GetStringValue(cJSON_GetObjectItem(p, "align")),
+			cJSON_GetStringValue(cJSON_GetObjectItem(p, "backing")),
 			cJSON_GetStringValue(cJSON_GetObjectItem(p, "thp")),
 			cJSON_GetStringValue(cJSON_GetObjectItem(p, "variant")));
 		if (!cJSON_IsTrue(cJSON_GetObjectItem(p, "supported"))) {
@@ -331,25 +525,40 @@ int cmd_bench(int argc, char **argv)
 {
 	static const char bench_doc[] =
 		"Time mremap(MREMAP_MAYMOVE|MREMAP_FIXED[|RELOCATE_ANON|MUST_RELOCATE_ANON]) of "
-		"anonymous memory over a matrix of sizes, populated fractions, alignments, THP "
-		"advice and flag variants.\vEach call is timed alone with CLOCK_MONOTONIC in a fresh "
-		"process that makes it; population and verification are outside the timed region, and "
+		"anonymous memory over a matrix of sizes, populated fractions, placements, backings, "
+		"THP advice and flag variants.\vEach call is timed alone with CLOCK_MONOTONIC in the "
+		"process that makes it, one forked process making every move in turn after one untimed "
+		"move of a page (--fork-each: a fresh one each); population and verification are outside the timed region, and "
 		"a data mismatch after a move is an error (exit 3), not a number. Variants are "
 		"interleaved A B C A B C so drift falls on all alike; the ratio to plain is the median "
 		"of the pair-by-pair ratios. A variant the kernel refuses (EINVAL without the relocate "
-		"series) is reported unsupported. --plot needs gnuplot (optional).";
+		"series) is reported unsupported. --plot needs gnuplot (optional).\n\n"
+		"Placements (-A): pte, pmd and pud place the source and destination as "
+		"mremap_test.c does for that alignment A: the source at the lowest free address "
+		"at or above vm.mmap_min_addr that is a multiple of A but not of 2A, the "
+		"destination at the first free such address past A beyond its end. For pte their "
+		"offsets within a PMD differ, so every PTE is moved alone. relative puts both one "
+		"page past a PMD boundary (the kernel moves whole page tables and may realign the "
+		"move); misaligned puts the source one page and the destination three pages past "
+		"one (it cannot). --preset mremap_test is its three 1 GiB cases: pte, pmd, pud, "
+		"shmem, no THP advice, every page written.";
 	struct argp argp = { bench_options, bench_parse, NULL, bench_doc, NULL, NULL, NULL };
 	struct bench_args a = { .repeat = 7, .format = OUT_TEXT };
 	int rc = EXIT_PASS;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;
+	/* mremap_test's perf_test_cases: 1 GiB, every byte written (-t 1024),
+	 * MAP_SHARED | MAP_ANONYMOUS, no advice, a plain move */
 	if (a.preset_mremap_test) {
 		a.nsizes = 1, a.sizes[0] = 1ull << 30;
 		a.npopulate = 1, a.populate[0] = 100;
-		a.naligns = 3, a.aligns[0] = ALIGN_PTE, a.aligns[1] = ALIGN_PMD, a.aligns[2] = ALIGN_PUD;
+		if (!a.naligns)
+			a.naligns = 3, a.aligns[0] = ALIGN_PTE, a.aligns[1] = ALIGN_PMD, a.aligns[2] = ALIGN_PUD;
+		if (!a.nbackings)
+			a.nbackings = 1, a.backings[0] = BACK_SHMEM;
 		if (!a.nthps)
-			a.nthps = 1, a.thps[0] = 0;
+			a.nthps = 1, a.thps[0] = THP_NONE;
 		if (!a.nvariants)
 			a.nvariants = 1, a.variants[0] = 0;
 	}
@@ -365,8 +574,10 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (!a.naligns)
 		a.naligns = 2, a.aligns[0] = ALIGN_PTE, a.aligns[1] = ALIGN_PMD;
+	if (!a.nbackings)
+		a.nbackings = 1, a.backings[0] = BACK_ANON;
 	if (!a.nthps)
-		a.nthps = 2, a.thps[0] = 0, a.thps[1] = 1;
+		a.nthps = 2, a.thps[0] = THP_NO, a.thps[1] = THP_HUGE;
 	if (!a.nvariants)
 		a.nvariants = 3, a.variants[0] = 0, a.variants[1] = 1, a.variants[2] = 2;
 	/* the ratio needs plain: it is measured even when not asked, reported only when asked */
@@ -378,15 +589,19 @@ int cmd_bench(int argc, char **argv)
 	cJSON *b = cJSON_AddObjectToObject(doc, "bench");
 	cJSON_AddNumberToObject(b, "repeat", a.repeat);
 	cJSON_AddStringToObject(b, "clock", "CLOCK_MONOTONIC around the mremap system call alone");
+	cJSON_AddStringToObject(b, "process", a.fork_each ? "fork_each" : "one");
 	cJSON *points = cJSON_AddArrayToObject(doc, "points");
 	bool unsupported[3] = { false };
 	int64_t *t = xcalloc((size_t)a.repeat * 3, sizeof(int64_t));
+	struct worker w = { 0 };
 
 	for (int si = 0; si < a.nsizes && !run_interrupted; si++)
 	for (int pi = 0; pi < a.npopulate; pi++)
 	for (int ai = 0; ai < a.naligns; ai++)
+	for (int bi = 0; bi < a.nbackings; bi++)
 	for (int hi = 0; hi < a.nthps; hi++) {
 		int errs[3] = { EINVAL, EINVAL, EINVAL };
+		uint64_t where[3][2] = { { 0 } }; /* a variant's first successful move */
 		int n = 0;
 		for (int k = 0; k < a.repeat * 3; k++)
 			t[k] = -1; /* not measured: a skipped or refused variant */
@@ -399,7 +614,9 @@ int cmd_bench(int argc, char **argv)
 				if ((!asked && v) || unsupported[v])
 					continue;
 				struct sample s;
-				measure(a.sizes[si], a.populate[pi], a.aligns[ai], a.thps[hi], v, &s);
+				struct request q = { a.sizes[si], a.populate[pi], a.aligns[ai], a.backings[bi],
+						     a.thps[hi], v };
+				measure(&w, a.fork_each, &q, &s);
 				if (s.bad) {
 					fprintf(stderr, "anonremap: bench: data differs after %s move of %" PRIu64 " bytes\n",
 						variant_names[v], a.sizes[si]);
@@ -414,6 +631,8 @@ int cmd_bench(int argc, char **argv)
 					t[v * a.repeat + r] = -1;
 				} else {
 					t[v * a.repeat + r] = s.ns;
+					if (!where[v][0])
+						where[v][0] = s.src, where[v][1] = s.dst;
 				}
 			}
 		for (int v = 0; v < 3; v++) {
@@ -426,7 +645,8 @@ int cmd_bench(int argc, char **argv)
 			cJSON_AddNumberToObject(p, "size", (double)a.sizes[si]);
 			cJSON_AddNumberToObject(p, "populate", a.populate[pi]);
 			cJSON_AddStringToObject(p, "align", align_names[a.aligns[ai]]);
-			cJSON_AddStringToObject(p, "thp", a.thps[hi] ? "hugepage" : "nohugepage");
+			cJSON_AddStringToObject(p, "backing", backing_names[a.backings[bi]]);
+			cJSON_AddStringToObject(p, "thp", thp_names[a.thps[hi]]);
 			cJSON_AddStringToObject(p, "variant", variant_names[v]);
 			int64_t *tv = &t[v * a.repeat], sorted[10000], ratios[10000];
 			int ok = 0, nr = 0;
@@ -438,6 +658,13 @@ int cmd_bench(int argc, char **argv)
 					ratios[nr++] = tv[r] * 1000 / t[r];
 			}
 			cJSON_AddBoolToObject(p, "supported", ok > 0);
+			if (where[v][0]) {
+				char h[32];
+				hex_format(where[v][0], h, sizeof(h));
+				cJSON_AddStringToObject(p, "source", h);
+				hex_format(where[v][1], h, sizeof(h));
+				cJSON_AddStringToObject(p, "destination", h);
+			}
 			if (!ok) {
 				cJSON_AddStringToObject(p, "errno", errno_name(errs[v] ? errs[v] : EINVAL));
 			} else {
@@ -455,6 +682,7 @@ int cmd_bench(int argc, char **argv)
 			cJSON_AddItemToArray(points, p);
 		}
 	}
+	worker_stop(&w);
 	free(t);
 	if (a.plot)
 		plot(points, a.plot);
