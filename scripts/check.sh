@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Quick start 2: set everything up, build, and pass the whole test suite:
 # C unit tests, the Bats suite against the live kernel, the same suite under
-# ASan+UBSan, then 'make distcheck', then 'make check-vm' (the quick library
+# ASan+UBSan, then 'make distcheck', then 'make check-deb' (the Debian
+# packages built, linted and used from a clean tree), then 'make check-vm' (the quick library
 # in Debian's 6.1 kernel under QEMU), then 'make check-relocate' (Linux 7.2
 # with the project's port of the relocate series, built and cached, under
 # QEMU). FAST=1 skips distcheck and the VMs; NO_VM=1 skips the VMs only;
@@ -28,6 +29,9 @@ if [ "$status" -ne 0 ]; then
 fi
 if [ "$status" -eq 0 ] && [ "${FAST:-0}" != 1 ]; then
 	make -s distcheck >distcheck.log 2>&1 || { status=$?; tail -50 distcheck.log >&2; }
+fi
+if [ "$status" -eq 0 ] && [ "${FAST:-0}" != 1 ]; then
+	make -s check-deb >check-deb.log 2>&1 || { status=$?; cat check-deb.log >&2; }
 fi
 if [ "$status" -eq 0 ] && [ "${FAST:-0}" != 1 ] && [ "${NO_VM:-0}" != 1 ]; then
 	make -s check-vm >check-vm.log 2>&1 || { status=$?; cat check-vm.log >&2; }

@@ -7,6 +7,7 @@ load helper
 SRC="${TOP_SRCDIR:-$BATS_TEST_DIRNAME/../..}"
 MAN1="$SRC/man/anonremap.1"
 MAN5="$SRC/man/anonremap-scenario.5"
+MANVM="$SRC/man/anonremap-vm.1"
 COMPLETION="$SRC/completion/anonremap.bash"
 MANDOC="$(command -v "${MANDOC:-mandoc}" || true)"
 
@@ -218,10 +219,21 @@ setup() {
 	[[ -z "$missing" ]] || fail "options missing from their command's section of anonremap.1:$missing"
 }
 
-@test "docs: mandoc -Tlint -W warning finds nothing in either page" {
+@test "docs: mandoc -Tlint -W warning finds nothing in the three pages" {
 	[[ -x "$MANDOC" ]] || skip "mandoc is not installed"
-	run "$MANDOC" -Tlint -W warning "$MAN1" "$MAN5"
+	run "$MANDOC" -Tlint -W warning "$MAN1" "$MAN5" "$MANVM"
 	assert_output ''
+}
+
+@test "docs: every long option of anonremap-vm --help is in anonremap-vm.1" {
+	[[ -x "$MANDOC" ]] || skip "mandoc is not installed"
+	local o missing=""
+	"$MANDOC" -Tascii "$MANVM" | col -b >"$BATS_TEST_TMPDIR/vm.txt"
+	for o in $("$SRC/scripts/anonremap-vm" --help 2>&1 | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
+		grep -qE -- "(^|[^a-z-])$o([^a-z0-9-]|$)" "$BATS_TEST_TMPDIR/vm.txt" || missing+=" $o"
+	done
+	[[ -n "$("$SRC/scripts/anonremap-vm" --help 2>&1 | grep -oE -- '--[a-z]+' | head -n 1)" ]] || fail "no options in --help"
+	[[ -z "$missing" ]] || fail "anonremap-vm options missing from anonremap-vm.1:$missing"
 }
 
 # --- bash completion -----------------------------------------------------
