@@ -518,9 +518,12 @@ cJSON *dump_vmas(struct run *r, uint64_t lo, uint64_t hi, long *process_vmas, cJ
 const char *kpageflags_status(void);
 /* pages_state of [start, end), one letter a page (no run-length encoding) */
 char *pages_letters(pid_t pid, uint64_t start, uint64_t end, int *err);
+char *pages_runs(const char *letters);
 
 /* expect.c */
 int expect_eval(struct run *r, struct step *st, cJSON *exp, struct err *err);
+#define PAGES_MAX (1u << 20) /* pages a pages check may name */
+char *pages_pattern(const char *s, struct err *err);
 
 /* report.c */
 void report_enrich(cJSON *doc, int argc, char **argv);

@@ -183,6 +183,19 @@ char *pages_letters(pid_t pid, uint64_t start, uint64_t end, int *err)
 	return pages_state_rle(pid, start, end, false, &kpf_ok, err);
 }
 
+/* Letters, one a page, in the run-length form dumps print (runs of
+ * RLE_MIN_RUN or more as c{N}): the pages check shows what it found so. */
+char *pages_runs(const char *letters)
+{
+	struct runbuf b = { .rle = true };
+
+	put(&b, "");
+	for (const char *c = letters; *c; c++)
+		add_page(&b, *c);
+	flush_run(&b);
+	return b.s;
+}
+
 /* Adjacent VMAs of the scenario that did not merge, and the reasons that can
  * be seen: the x-ray's (vm_pgoff, anon_vma, chain, flags, uffd) where it is
  * loaded, else what /proc shows (protections, file, VmFlags). */

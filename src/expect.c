@@ -2,6 +2,7 @@
 /* The checks of an expect step, each answered with expected and found in words. */
 #include "anonremap.h"
 #include "compat.h"
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -370,28 +371,87 @@ static int check_vma_props(struct run *r, struct step *st, enum field_id id, cha
 	return rc;
 }
 
-/* pages: the letters of pages_state from at, one a page, '?' any. */
+/* A pages pattern, one letter a page, with runs written as dumps write
+ * them (x{512}); malloc'd, or NULL with err set. Letters are pages_state's,
+ * '?' any page and 'P' a populated one (present or swapped: madv_populate.c's
+ * pagemap_is_populated()). */
+char *pages_pattern(const char *s, struct err *err)
+{
+	size_t n = 0, cap = 64;
+	char *out = xmalloc(cap);
+
+	for (const char *c = s; *c;) {
+		if (!strchr(".xswgHP?", *c)) {
+			free(out);
+			err_set(err, "pages: '%c' at offset %zu is not a pages_state letter (. x s w g H), P or ?", *c,
+				(size_t)(c - s));
+			return NULL;
+		}
+		unsigned long long k = 1;
+		const char *l = c++;
+		if (*c == '{') {
+			char *end;
+			errno = 0;
+			k = isdigit((unsigned char)c[1]) ? strtoull(c + 1, &end, 10) : 0;
+			if (!k || errno || *end != '}' || k > PAGES_MAX) {
+				free(out);
+				err_set(err, "pages: run at offset %zu is not %c{N} with N from 1 to %u", (size_t)(l - s), *l,
+					PAGES_MAX);
+				return NULL;
+			}
+			c = end + 1;
+		}
+		if (n + k > PAGES_MAX) {
+			free(out);
+			err_set(err, "pages: more than %u pages", PAGES_MAX);
+			return NULL;
+		}
+		while (n + k + 1 > cap)
+			out = xreallocarray(out, cap *= 2, 1);
+		memset(out + n, *l, k);
+		n += k;
+	}
+	out[n] = 0;
+	if (!n) {
+		free(out);
+		err_set(err, "pages: no pages");
+		return NULL;
+	}
+	return out;
+}
+
+/* pages: the letters of pages_state from at, one a page, '?' any, 'P'
+ * present or swapped. */
 static int check_page_letters(struct run *r, struct step *st, char *exp, char *fnd, size_t len, struct err *err)
 {
-	const char *want = st->f[FLD_PAGES].s;
+	char *want = pages_pattern(st->f[FLD_PAGES].s, err);
+	if (!want)
+		return -1;
 	uint64_t a, n = strlen(want), ps = kinfo.page_size;
 	char ra[64];
 	int e = 0;
 
-	if (addr_of(r, st, FLD_AT, 0, &a, err))
+	if (addr_of(r, st, FLD_AT, 0, &a, err)) {
+		free(want);
 		return -1;
+	}
 	rel(r, a, ra, sizeof(ra));
 	a &= ~(ps - 1);
-	snprintf(exp, len, "pages from %s: %s", ra, want);
+	snprintf(exp, len, "pages from %s: %s", ra, st->f[FLD_PAGES].s);
 	char *got = pages_letters(r->cur->pid, a, a + n * ps, &e);
 	pagemap_close();
-	if (!got)
+	if (!got) {
+		free(want);
 		return err_set(err, "/proc/%d/pagemap: %s", (int)r->cur->pid, strerror(e));
+	}
 	int rc = 0;
 	for (uint64_t i = 0; i < n; i++)
-		rc |= want[i] != '?' && want[i] != got[i];
-	snprintf(fnd, len, "pages from %s: %s", ra, got);
+		rc |= want[i] == 'P' ? !strchr("xsHw", got[i]) : want[i] != '?' && want[i] != got[i];
+	char *runs = pages_runs(got);
+	snprintf(fnd, len, "pages from %s: %s", ra, runs);
+	free(runs);
 	free(got);
+	free(want);
 	return rc;
 }
 

@@ -67,6 +67,31 @@ with() {
 	assert_failure 1
 }
 
+@test "pages: runs as dumps print them (x{N}) and P for any populated page; found is shown in runs" {
+	steps_scen s.json '{"op": "mmap", "name": "a", "at": "carveout+1p", "len": "20p", "prot": "rw"}' \
+		'{"op": "madvise", "at": "a+2p", "len": "16p", "advice": "populate_write"}' \
+		'{"op": "expect", "pages": ".{2}x{16}..", "at": "a"}' '{"op": "expect", "pages": "..P{16}?.", "at": "a"}'
+	run_json "$S"
+	assert_success
+	assert_jq 'sc.expectations[0].found' 'pages from carveout+1p: ..x{16}..'
+	steps_scen s.json '{"op": "mmap", "name": "a", "at": "carveout+1p", "len": "20p", "prot": "rw"}' \
+		'{"op": "madvise", "at": "a+2p", "len": "16p", "advice": "populate_write"}' '{"op": "expect", "pages": "P{17}", "at": "a+2p"}'
+	run_json "$S"
+	assert_failure 1
+	assert_jq 'sc.expectations[0].expected' 'pages from carveout+3p: P{17}'
+	assert_jq 'sc.expectations[0].found' 'pages from carveout+3p: x{16}.'
+}
+
+@test "pages: a bad run or letter is a scenario error naming step, field and offset" {
+	for bad in 'x{0}' 'x{' 'x{2' '{3}' 'xQ' 'x{99999999999}'; do
+		steps_scen s.json '{"op": "mmap", "at": "carveout+1p", "len": "1p"}' "{\"op\": \"expect\", \"pages\": \"$bad\", \"at\": \"carveout+1p\"}"
+		run_ar check "$S"
+		assert_failure 2
+		[[ "$stderr" == *'step 1 (expect): pages: '* ]] || fail "$bad: $stderr"
+	done
+	[[ "$stderr" == *'run at offset 0 is not x{N}'* ]] || fail "$stderr"
+}
+
 @test "ret: mmap returning carveout+1p holds; a different address fails naming both" {
 	steps_scen s.json '{"op": "mmap", "at": "carveout+1p", "len": "1p", "ret": "carveout+1p"}' \
 		'{"op": "munmap", "at": "carveout+1p", "len": "1p", "ret": 0}'
