@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +26,7 @@ const char *const feature_names[FEAT__COUNT] = {
 	[FEAT_ZERO_PAGE] = "zero_page",
 	[FEAT_UFFD_MOVE] = "userfaultfd_move",
 	[FEAT_GUARD_REGIONS] = "guard_regions",
+	[FEAT_ANON_PGOFF] = "anon_pgoff",
 };
 
 static struct feature_state states[FEAT__COUNT];
@@ -126,6 +129,45 @@ static int probe_zero_page(void)
 	return 0;
 }
 
+/* Linux 7.3 gives an anonymous VMA's pages an offset of their own, apart
+ * from the file offset (vma_start_anon_pgoff()), and merges two VMAs only
+ * where both agree: merge.c's anon_and_page_offset_mismatch_memfd. Its own
+ * sequence is the probe: an unfaulted private memfd mapping at file page 0
+ * and a CoW-faulted one of file pages 5..9 moved next to it. A kernel
+ * without the separate offset merges them (the file offsets run on); one
+ * with it keeps them apart. The VMA bounds come from /proc/self/maps, which
+ * every kernel has. */
+#define ANON_PGOFF_MERGED 251
+static int probe_anon_pgoff(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	char *c = mmap(NULL, 15 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = memfd_create("anonremap-probe", MFD_CLOEXEC);
+
+	if (c == MAP_FAILED || fd < 0 || ftruncate(fd, 10 * ps))
+		return errno_byte(errno);
+	if (mmap(c, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)
+		return errno_byte(errno);
+	char *p2 = mmap(c + 10 * ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 5 * ps);
+	if (p2 == MAP_FAILED)
+		return errno_byte(errno);
+	p2[0] = 'x';
+	if (syscall(__NR_mremap, p2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, c + 5 * ps) == -1)
+		return errno_byte(errno);
+	FILE *f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return errno_byte(errno);
+	unsigned long lo, hi, end = 0;
+	char line[512];
+	while (!end && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == (uintptr_t)c)
+			end = hi;
+	fclose(f);
+	if (end == (uintptr_t)c + 10 * ps)
+		return ANON_PGOFF_MERGED;
+	return end == (uintptr_t)c + 5 * ps ? 0 : EIO;
+}
+
 static int probe_uffd(void)
 {
 	int fd = syscall(__NR_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
@@ -202,6 +244,9 @@ static void set(enum feature f, int e, const char *what)
 			 signal_name(-e, sig, sizeof(sig)));
 	else if (e == 253)
 		snprintf(s->reason, sizeof(s->reason), "%s succeeded but lost the data", what);
+	else if (e == ANON_PGOFF_MERGED)
+		snprintf(s->reason, sizeof(s->reason), "%s merged them (no separate anonymous page offset) on %s", what,
+			 kinfo.release);
 	else if (e == NO_ZERO_PAGE)
 		snprintf(s->reason, sizeof(s->reason), "%s mapped a page of its own, not the shared zero page, on %s",
 			 what, kinfo.release);
@@ -223,6 +268,8 @@ static const struct {
 	{ FEAT_GUARD_REGIONS, probe_guard, "madvise(MADV_GUARD_INSTALL)" },
 	{ FEAT_KSM, probe_ksm, "KSM (/sys/kernel/mm/ksm, PR_GET_MEMORY_MERGE)" },
 	{ FEAT_ZERO_PAGE, probe_zero_page, "a read fault of private anonymous memory" },
+	{ FEAT_ANON_PGOFF, probe_anon_pgoff,
+	  "mremap of a CoW-faulted private memfd mapping next to an unfaulted one at the next file offsets" },
 };
 #define NRISKY (sizeof(risky) / sizeof(risky[0]))
 
