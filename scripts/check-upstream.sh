@@ -29,14 +29,17 @@ die() {
 . "$top/scripts/selftest-build.sh"
 src=$(selftest_unpack "$CACHE" "$SUITE" "$PKG")
 mm="$src/tools/testing/selftests/mm"
-selftest_build "$src" "$CACHE/build" merge mremap_test mremap_dontunmap
+tests="merge mremap_test mremap_dontunmap guard-regions madv_populate map_fixed_noreplace mlock2-tests"
+# shellcheck disable=SC2086 # the tests, one a word
+selftest_build "$src" "$CACHE/build" $tests
 
 out="$CACHE/run"
 mkdir -p "$out"
-for t in merge mremap_test mremap_dontunmap; do
+for t in $tests; do
 	(cd "$CACHE/build" && timeout 600 "./$t" >"$out/$t.ktap" 2>&1) || true
 done
 # The whole library, slow cases included, as JSON.
 "$AR" run -t 300 -k -o "$out/library.json" "$top"/scenarios/*.json || true
 python3 "$top/scripts/upstream-table.py" --src "$mm" --selftests "$out" \
-	--library "$out/library.json" --scenarios "$top/scenarios" --map "$top/tests/upstream-map.txt"
+	--library "$out/library.json" --scenarios "$top/scenarios" --map "$top/tests/upstream-map.txt" \
+	--binaries "$(echo "$tests" | tr ' ' ,)"

@@ -5,7 +5,9 @@
 # die() and has sourced scripts/apt-private.sh.
 #
 #   selftest_unpack CACHE SUITE PKG   the selftests' sources from PKG's .deb
-#                                     into CACHE/src (once; .done marks it);
+#                                     into CACHE/src (once; .done-3 marks it:
+#                                     the number goes up when the set of
+#                                     files taken grows);
 #                                     prints CACHE/src
 #   selftest_build SRC OUT TEST...    builds each TEST (merge, mremap_test,
 #                                     ...) of SRC/tools/testing/selftests/mm
@@ -17,14 +19,15 @@
 selftest_unpack() { # CACHE SUITE PKG
 	_deb=$(apt_cached_deb "$1" "$2" "$3")
 	_src="$1/src"
-	if [ ! -f "$_src/.done" ]; then
+	if [ ! -f "$_src/.done-3" ]; then
 		rm -rf "$_src" && mkdir -p "$_src"
 		dpkg-deb --fsys-tarfile "$_deb" | tar -x -C "$_src" --wildcards './usr/src/*.tar.xz'
 		tar -xJf "$(ls "$_src"/usr/src/*.tar.xz)" -C "$_src" --strip-components=1 --wildcards \
 			'*/tools/testing/selftests/mm/*' '*/tools/testing/selftests/kselftest*.h' \
+			'*/tools/testing/selftests/pidfd/*' '*/tools/testing/selftests/clone3/*' \
 			'*/include/uapi/linux/fs.h'
 		rm -rf "${_src:?}/usr"
-		touch "$_src/.done"
+		touch "$_src/.done-3"
 	fi
 	echo "$_src"
 }
@@ -41,6 +44,7 @@ selftest_build() { # SRC OUT TEST...
 	for _t; do
 		gcc -O2 -w -I"$_mm/.." -I"$_out/include" -DPR_SET_MEMORY_MERGE=67 -DPR_GET_MEMORY_MERGE=68 \
 			-D__NR_mseal=462 -DMREMAP_RELOCATE_ANON=8 -DMREMAP_MUST_RELOCATE_ANON=16 \
+			-DMADV_GUARD_INSTALL=102 -DMADV_GUARD_REMOVE=103 -DMAP_DROPPABLE=0x08 \
 			"$_mm/$_t.c" "$_mm/vm_util.c" "$_mm/hugepage_settings.c" -o "$_out/$_t" -lm ||
 			die "cannot build $_mm/$_t.c"
 	done
