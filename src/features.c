@@ -135,37 +135,61 @@ static int probe_zero_page(void)
  * sequence is the probe: an unfaulted private memfd mapping at file page 0
  * and a CoW-faulted one of file pages 5..9 moved next to it. A kernel
  * without the separate offset merges them (the file offsets run on); one
- * with it keeps them apart. The VMA bounds come from /proc/self/maps, which
- * every kernel has. */
+ * with it keeps them apart. A kernel that merges no moved CoW-faulted file
+ * VMA with an unfaulted neighbour at all (6.1) keeps them apart too, so a
+ * control runs first: the faulted one moved back to where it was faulted,
+ * where the two offsets agree again. The bounds come from /proc/self/maps,
+ * which every kernel has. */
 #define ANON_PGOFF_MERGED 251
+#define ANON_PGOFF_UNSEEN 250
+
+static uintptr_t vma_end_at(uintptr_t a)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long lo, hi, end = 0;
+	char line[512];
+
+	if (!f)
+		return 0;
+	while (!end && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == a)
+			end = hi;
+	fclose(f);
+	return end;
+}
+
+/* In a fresh 30-page reservation: file pages 5..9 mapped at +faulted_at,
+ * CoW-faulted there and moved to +20p; file pages 0..4 mapped unfaulted at
+ * +0; the first moved to +5p. The end of the VMA at +0, or 0. */
+static uintptr_t memfd_pair(int fd, long ps, long faulted_at)
+{
+	char *c = mmap(NULL, 30 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		return 0;
+	char *p2 = mmap(c + faulted_at * ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 5 * ps);
+	if (p2 == MAP_FAILED)
+		return 0;
+	p2[0] = 'x';
+	if (syscall(__NR_mremap, p2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, c + 20 * ps) == -1 ||
+	    mmap(c, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED ||
+	    syscall(__NR_mremap, c + 20 * ps, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, c + 5 * ps) == -1)
+		return 0;
+	return vma_end_at((uintptr_t)c) - (uintptr_t)c;
+}
+
 static int probe_anon_pgoff(void)
 {
 	long ps = sysconf(_SC_PAGESIZE);
-	char *c = mmap(NULL, 15 * ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int fd = memfd_create("anonremap-probe", MFD_CLOEXEC);
 
-	if (c == MAP_FAILED || fd < 0 || ftruncate(fd, 10 * ps))
+	if (fd < 0 || ftruncate(fd, 10 * ps))
 		return errno_byte(errno);
-	if (mmap(c, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED)
-		return errno_byte(errno);
-	char *p2 = mmap(c + 10 * ps, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 5 * ps);
-	if (p2 == MAP_FAILED)
-		return errno_byte(errno);
-	p2[0] = 'x';
-	if (syscall(__NR_mremap, p2, 5 * ps, 5 * ps, MREMAP_MAYMOVE | MREMAP_FIXED, c + 5 * ps) == -1)
-		return errno_byte(errno);
-	FILE *f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return errno_byte(errno);
-	unsigned long lo, hi, end = 0;
-	char line[512];
-	while (!end && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == (uintptr_t)c)
-			end = hi;
-	fclose(f);
-	if (end == (uintptr_t)c + 10 * ps)
-		return ANON_PGOFF_MERGED;
-	return end == (uintptr_t)c + 5 * ps ? 0 : EIO;
+	uintptr_t control = memfd_pair(fd, ps, 5), test = memfd_pair(fd, ps, 10);
+	if (!control || !test)
+		return errno ? errno_byte(errno) : EIO;
+	if (control != (uintptr_t)(10 * ps))
+		return ANON_PGOFF_UNSEEN;
+	return test == (uintptr_t)(10 * ps) ? ANON_PGOFF_MERGED : 0;
 }
 
 static int probe_uffd(void)
@@ -237,13 +261,19 @@ static void set(enum feature f, int e, const char *what)
 
 	s->probed = true;
 	s->ok = e == 0;
-	if (e == 0)
+	if (e == 0 && f == FEAT_ANON_PGOFF)
+		snprintf(s->reason, sizeof(s->reason), "%s kept them apart, where the control merged", what);
+	else if (e == 0)
 		snprintf(s->reason, sizeof(s->reason), "%s succeeded", what);
 	else if (e < 0)
 		snprintf(s->reason, sizeof(s->reason), "%s killed the probe by %s", what,
 			 signal_name(-e, sig, sizeof(sig)));
 	else if (e == 253)
 		snprintf(s->reason, sizeof(s->reason), "%s succeeded but lost the data", what);
+	else if (e == ANON_PGOFF_UNSEEN)
+		snprintf(s->reason, sizeof(s->reason),
+			 "%s: not seen, as the control (moved back to where it was faulted) did not merge either, on %s",
+			 what, kinfo.release);
 	else if (e == ANON_PGOFF_MERGED)
 		snprintf(s->reason, sizeof(s->reason), "%s merged them (no separate anonymous page offset) on %s", what,
 			 kinfo.release);

@@ -70,8 +70,8 @@ direct_verdicts() {
 	[ "$got" = "$want" ] || fail "$(diff <(echo "$want") <(echo "$got"))"
 	# each once
 	[ "$(cut -d' ' -f1 <<<"$got" | sort -u | wc -l)" -eq "$(wc -l <<<"$got")" ]
-	# the fails are the known failures only (tests/known-failures.jq)
-	[ "$(grep ' fail$' <<<"$want" | cut -d' ' -f1)" = "$(jq -r -f "$TOP/tests/known-failures.jq" "$BATS_FILE_TMPDIR/direct.json" | sort -u)" ]
+	# every fail is a known failure (tests/known-failures.jq)
+	[ -z "$(comm -23 <(grep ' fail$' <<<"$want" | cut -d' ' -f1) <(jq -r -f "$TOP/tests/known-failures.jq" "$BATS_FILE_TMPDIR/direct.json" | sort -u))" ]
 	grep -q "^# Totals: pass:$(grep -c ' pass$' <<<"$want") fail:$(grep -c ' fail$' <<<"$want") xfail:0 xpass:0 skip:$(grep -c ' skip$' <<<"$want") error:0" "$tap"
 }
 
