@@ -360,11 +360,19 @@ static const char *str(const cJSON *o, const char *k)
 }
 
 /* The answer of a cell, as one line: "merged prev, 2 VMAs", "EINVAL, ...",
- * "unsupported: reason". */
+ * "unsupported: requires FEATURE", "error: reason". An unsupported cell is
+ * answered by the requirement it lacks, not the whole reason: the reason
+ * names the kernel release ("... returned EINVAL on 6.1.0-41-amd64"), and
+ * two kernels that both lack the feature answer the same. */
 static void answer(const cJSON *cell, char *buf, size_t len)
 {
 	if (!cell) {
 		snprintf(buf, len, "(no such case)");
+		return;
+	}
+	const char *r = str(cell, "reason"), *colon = strchr(r, ':');
+	if (!strcmp(str(cell, "status"), "unsupported") && !strncmp(r, "requires ", 9) && colon) {
+		snprintf(buf, len, "unsupported: %.*s", (int)(colon - r), r);
 		return;
 	}
 	if (strcmp(str(cell, "status"), "ran")) {

@@ -122,6 +122,28 @@ cell() {
 	[[ "$stderr" == *"is a matrix result and"*"is not"* ]]
 }
 
+@test "matrix: diff answers an unsupported cell by the feature it lacks, not the kernel release in its reason" {
+	run_ar matrix -f json -o "$BATS_TEST_TMPDIR/a.json" --op move --target unfaulted --prev none --next none
+	assert_success
+	local id=matrix_move_unfaulted_prev_none_next_none_placed
+	jq --arg id "$id" '(.matrix.cases[] | select(.id == $id)) |= {id, op, target, prev, next, placement,
+		status: "unsupported", reason: "requires mremap_relocate_anon: mremap(MREMAP_MUST_RELOCATE_ANON) returned EINVAL on 6.1.0-41-amd64"}' \
+		"$BATS_TEST_TMPDIR/a.json" >"$BATS_TEST_TMPDIR/b.json"
+	sed 's/on 6\.1\.0-41-amd64/on 7.3.0-rc7-amd64/' "$BATS_TEST_TMPDIR/b.json" >"$BATS_TEST_TMPDIR/c.json"
+	run_ar diff "$BATS_TEST_TMPDIR/b.json" "$BATS_TEST_TMPDIR/c.json"
+	assert_success
+	assert_output '0 cells differ'
+	run_ar diff "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
+	assert_failure 1
+	assert_line --index 2 '  A: merged none, 3 VMAs'
+	assert_line --index 3 '  B: unsupported: requires mremap_relocate_anon'
+	# a different missing feature is a different answer
+	sed 's/requires mremap_relocate_anon/requires userfaultfd_move/' "$BATS_TEST_TMPDIR/b.json" >"$BATS_TEST_TMPDIR/d.json"
+	run_ar diff "$BATS_TEST_TMPDIR/b.json" "$BATS_TEST_TMPDIR/d.json"
+	assert_failure 1
+	assert_line --index 0 '1 cells differ'
+}
+
 @test "matrix: a crafted matrix file is refused naming the field, not read" {
 	run_ar matrix -f json -o "$BATS_TEST_TMPDIR/a.json" --op mmap --prev none --next none
 	assert_success
