@@ -372,6 +372,14 @@ static void xray_vma(struct xbuf *b, struct mm_struct *mm, struct vm_area_struct
 #endif
 	xb_printf(b, "vma start=0x%lx end=0x%lx pgoff=0x%lx flags=0x%lx",
 		  vma->vm_start, vma->vm_end, vma->vm_pgoff, (unsigned long)vma->vm_flags);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+	/*
+	 * 7.3 keeps the anonymous pages' offset apart from vm_pgoff (the file
+	 * offset of a MAP_PRIVATE file mapping) and requires it to be
+	 * contiguous too when merging such a mapping (can_vma_merge_after()).
+	 */
+	xb_printf(b, " anon_pgoff=0x%lx", vma_start_anon_pgoff(vma));
+#endif
 	xb_vmflags(b, vma->vm_flags);
 	if (av)
 		xb_printf(b, " anon_vma=%016llx anon_vma_root=%016llx",

@@ -8,7 +8,7 @@
 #
 # --debian VERSION: Debian's linux-headers-REL-amd64 (with its -common half
 # and linux-kbuild) from the suite anonremap-vm boots that VERSION from (6.1:
-# bookworm; 6.12: trixie; others: unstable), fetched with apt-get under a
+# bookworm; 6.12: trixie; 7.3: experimental; others: unstable), fetched with apt-get under a
 # private sources list and state directory into
 # ${XDG_CACHE_HOME:-$HOME/.cache}/anonremap/xray/debian-NAME. REL defaults to
 # the ABI linux-headers-amd64 points at; anonremap-vm passes the release of
@@ -75,6 +75,9 @@ fetch_debian() { # VERSION: sets rel, hdr, common, kbuild, kernel, d, APT
 	case $1 in
 	6.1 | 6.1.*) name=6.1; suites="bookworm bookworm-updates bookworm-security" ;;
 	6.12 | 6.12.*) name=6.12; suites="trixie trixie-updates trixie-security" ;;
+	# 7.3's release candidates are in experimental only; unstable, which
+	# experimental builds on, gives the libc6 of its kbuild tools
+	7.3 | 7.3.*) name=7.3; suites="experimental unstable" ;;
 	*) name=unstable; suites=unstable ;;
 	esac
 	d="$cache/debian-$name"

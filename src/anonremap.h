@@ -660,6 +660,8 @@ struct xray_folio {
 };
 struct xray_vma {
 	uint64_t start, end, pgoff, flags, page_size;
+	bool has_anon_pgoff;   /* Linux 7.3 and later: vma_start_anon_pgoff() */
+	uint64_t anon_pgoff;
 	char vmflags[160];     /* smaps VmFlags mnemonics, comma-separated */
 	bool has_anon_vma;
 	uint64_t anon_vma, anon_vma_root, chain_len;

@@ -181,6 +181,7 @@ static int parse_vma(struct xparse *p, char **toks, int nt)
 	v->page_size = p->page_size;
 	if (get_u64(p, toks, nt, "start", &v->start, true) || get_u64(p, toks, nt, "end", &v->end, true) ||
 	    get_u64(p, toks, nt, "pgoff", &v->pgoff, true) || get_u64(p, toks, nt, "flags", &v->flags, true) ||
+	    get_u64(p, toks, nt, "anon_pgoff", &v->anon_pgoff, false) ||
 	    get_id(p, toks, nt, "anon_vma", &v->anon_vma, &v->has_anon_vma) ||
 	    get_id(p, toks, nt, "anon_vma_root", &v->anon_vma_root, &has) ||
 	    get_u64(p, toks, nt, "chain", &v->chain_len, true) ||
@@ -198,6 +199,7 @@ static int parse_vma(struct xparse *p, char **toks, int nt)
 	s = tok_get(toks, nt, "folios");
 	snprintf(v->folios_walk, sizeof(v->folios_walk), "%s", s ? s : "not_requested");
 	v->walked = !strcmp(v->folios_walk, "walked");
+	v->has_anon_pgoff = tok_get(toks, nt, "anon_pgoff") != NULL;
 	return 0;
 }
 
@@ -448,6 +450,8 @@ cJSON *xray_vma_json(const struct xray_vma *v)
 
 	add_hex(o, "vm_pgoff", v->pgoff);
 	cJSON_AddBoolToObject(o, "pgoff_linear", xray_pgoff_linear(v));
+	if (v->has_anon_pgoff)
+		add_hex(o, "anon_pgoff", v->anon_pgoff);
 	add_hex(o, "vm_flags", v->flags);
 	snprintf(names, sizeof(names), "%s", v->vmflags);
 	for (char *c = names; *c; c++)
@@ -581,6 +585,12 @@ int xray_explain(const struct xray_vma *a, const struct xray_vma *b, char *buf, 
 	if (a->pgoff + apages != b->pgoff)
 		reason(&r, "pgoff not contiguous: 0x%" PRIx64 " + %" PRIu64 " != 0x%" PRIx64, a->pgoff, apages,
 		       b->pgoff);
+	/* 7.3's needs_adjacent_anon_pgoff(): a private writable (CoW) file
+	 * mapping's anonymous page offset must continue the lower VMA too. */
+	if (a->has_anon_pgoff && b->has_anon_pgoff && a->has_file && b->has_file && !has_flag(a->vmflags, "sh") &&
+	    has_flag(a->vmflags, "mw") && a->anon_pgoff + apages != b->anon_pgoff)
+		reason(&r, "anon_pgoff not contiguous: 0x%" PRIx64 " + %" PRIu64 " != 0x%" PRIx64, a->anon_pgoff,
+		       apages, b->anon_pgoff);
 	/* is_mergeable_anon_vma() */
 	if (a->has_anon_vma && b->has_anon_vma) {
 		if (a->anon_vma != b->anon_vma)

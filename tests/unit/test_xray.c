@@ -688,6 +688,58 @@ static int tool(int argc, char **argv)
 	return 0;
 }
 
+/* Linux 7.3's module prints anon_pgoff (vma_start_anon_pgoff()); the
+ * records are the final dump of anon_and_page_offset_mismatch_memfd in
+ * Debian's 7.3-rc7 (tests/vm/check-vm.sh checks the same live): file pages
+ * 0..4 unfaulted at C, file pages 5..9 faulted at C+10p and moved to C+5p. */
+static void test_anon_pgoff_73(void)
+{
+	struct xray_vma *v = NULL;
+	size_t n = 0;
+	char why[256] = "", buf[256];
+	const char *s = "xray format=1 kernel=7.3-amd64 pid=1 lo=0x7f0d48951000 hi=0x7f0d4895b000 folios=0 page_size=4096\n"
+			"vma start=0x7f0d48951000 end=0x7f0d48956000 pgoff=0x0 flags=0x100073 anon_pgoff=0x7f0d48951 "
+			"vmflags=rd,wr,mr,mw,me,ac anon_vma=- anon_vma_root=- chain=0 uffd=0 uffd_ctx=- "
+			"file=00000000000000f1 mpol=0 folios=not_requested\n"
+			"vma start=0x7f0d48956000 end=0x7f0d4895b000 pgoff=0x5 flags=0x100073 anon_pgoff=0x7f0d4895b "
+			"vmflags=rd,wr,mr,mw,me,ac anon_vma=00000000000000aa anon_vma_root=00000000000000aa chain=1 uffd=0 "
+			"uffd_ctx=- file=00000000000000f1 mpol=0 folios=not_requested\n"
+			"end vmas=2 folios=0\n";
+
+	CHECK_EQ_U64(parse_str(s, &v, &n, why, sizeof(why)), 0);
+	CHECK_EQ_U64(n, 2);
+	if (n != 2) {
+		xray_free(v, n);
+		return;
+	}
+	CHECK(v[0].has_anon_pgoff && v[1].has_anon_pgoff);
+	CHECK_EQ_U64(v[1].anon_pgoff, 0x7f0d4895b);
+	cJSON *j = xray_vma_json(&v[1]);
+	CHECK_STR(jstr(j, "anon_pgoff"), "0x7f0d4895b");
+	CHECK_STR(jstr(j, "vm_pgoff"), "0x5");
+	cJSON_Delete(j);
+	/* the file offsets run on; the anonymous ones do not */
+	CHECK_EQ_U64(xray_explain(&v[0], &v[1], buf, sizeof(buf)), 1);
+	CHECK_STR(buf, "anon_pgoff not contiguous: 0x7f0d48951 + 5 != 0x7f0d4895b");
+	/* where they do (the faulted one moved back), no reason */
+	v[1].anon_pgoff = 0x7f0d48956;
+	CHECK_EQ_U64(xray_explain(&v[0], &v[1], buf, sizeof(buf)), 0);
+	/* shared mappings and anonymous ones are not held to it */
+	v[1].anon_pgoff = 0x1;
+	snprintf(v[0].vmflags, sizeof(v[0].vmflags), "rd,wr,sh,mr,mw,me");
+	snprintf(v[1].vmflags, sizeof(v[1].vmflags), "rd,wr,sh,mr,mw,me");
+	v[1].has_anon_vma = false;
+	CHECK(strstr((xray_explain(&v[0], &v[1], buf, sizeof(buf)), buf), "anon_pgoff") == NULL);
+	xray_free(v, n);
+	/* a record without it (before 7.3): none, and no such key in JSON */
+	CHECK_EQ_U64(parse_str(HDR VMA1 "end\n", &v, &n, why, sizeof(why)), 0);
+	CHECK(n == 1 && !v[0].has_anon_pgoff);
+	j = xray_vma_json(&v[0]);
+	CHECK(cJSON_GetObjectItem(j, "anon_pgoff") == NULL);
+	cJSON_Delete(j);
+	xray_free(v, n);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -705,6 +757,7 @@ int main(int argc, char **argv)
 	RUN(test_errors);
 	RUN(test_forward_compatible);
 	RUN(test_explain_synthetic);
+	RUN(test_anon_pgoff_73);
 	RUN(test_available);
 	return unit_done();
 }

@@ -17,7 +17,8 @@
 #   tests/vm/check-vm.sh --update   run, and rewrite the expected statuses
 #
 # Then four short boots, stress in the guest and --exec (VM_STRESS=0 skips
-# them): see the end of this file.
+# them), and one of Debian's 7.3 with the x-ray (VM_73=0 skips it): see the
+# end of this file.
 #
 # Environment: ANONREMAP (the binary), VM_DEBIAN (default 6.1),
 # VM_EXPECTED (default tests/vm/expected-$VM_DEBIAN.txt), VM_TIMEOUT (600 s).
@@ -262,6 +263,39 @@ if [ "${VM_STRESS:-1}" != 0 ] && [ "$update" = 0 ]; then
 		ok "--exec: PROGRAM's ARGS reach it as given ('anonremap', with ./anonremap a file)"
 	else
 		notok "--exec: exit $src, PROGRAM printed '$(head -c 200 "$tmp/exec.out")'"
+	fi
+fi
+# 5. Debian's 7.3 (VM_73=0 skips it), with the separate anonymous page
+# offset: the probe says anon_pgoff, anon_and_page_offset_mismatch_memfd
+# passes (it fails on 6.18 and 7.2, as merge.c's own test does), and the
+# x-ray module built for 7.3 shows each VMA's anon_pgoff and names it as the
+# reason the two VMAs did not merge.
+if [ "${VM_73:-1}" != 0 ] && [ "$update" = 0 ]; then
+	t0=$(date +%s)
+	src=0
+	"$top/scripts/anonremap-vm" --debian 7.3 --xray --anonremap "$AR" --timeout "${VM_TIMEOUT:-600}" -- \
+		run -X -f json -o "$tmp/73.json" anon_and_page_offset_mismatch_memfd \
+		>"$tmp/73.out" 2>"$tmp/73.err" || src=$?
+	t1=$(date +%s)
+	rel=$(jq -r '.kernel.release' "$tmp/73.json" 2>/dev/null || true)
+	if [ "$src" = 0 ] && jq -e '.kernel.features.anon_pgoff == true and .scenarios[0].status == "pass"' "$tmp/73.json" >/dev/null 2>&1; then
+		ok "Debian $rel: anon_pgoff, and anon_and_page_offset_mismatch_memfd passes ($((t1 - t0)) s)"
+	else
+		notok "Debian 7.3: exit $src, anon_pgoff $(jq -c '.kernel.features.anon_pgoff' "$tmp/73.json" 2>/dev/null), status $(jq -r '.scenarios[0].status' "$tmp/73.json" 2>/dev/null); $(tail -n 3 "$tmp/73.err" | tr '\n' ' ')"
+	fi
+	# the final dump: ptr (file page 0, unfaulted) at carveout, ptr2 (file
+	# page 5, faulted at carveout+10p) at carveout+5p
+	got=$(jq -r '.scenarios[0].dumps[-1] as $d
+		| [($d.vmas[] | select(.rel == "carveout..carveout+5p" or .rel == "carveout+5p..carveout+10p")
+			| "\(.rel) \(.xray.vm_pgoff) \(.xray.anon_pgoff)"), ($d.non_merges[] | "\(.at): \(.why)")] | join("; ")' \
+		"$tmp/73.json" 2>/dev/null || true)
+	c=$(jq -r '.scenarios[0].carveout.start' "$tmp/73.json" 2>/dev/null || echo 0)
+	want=$(printf 'carveout..carveout+5p 0x0 0x%x; carveout+5p..carveout+10p 0x5 0x%x; carveout+5p: anon_pgoff not contiguous: 0x%x + 5 != 0x%x' \
+		$((c / 4096)) $((c / 4096 + 10)) $((c / 4096)) $((c / 4096 + 10)))
+	if [ "$got" = "$want" ]; then
+		ok "x-ray on 7.3: anon_pgoff of each VMA (where it was first faulted), and the reason they stay apart: $got"
+	else
+		notok "x-ray on 7.3: got '$got', want '$want'"
 	fi
 fi
 echo "$pass passed, $fail failed"
