@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The scenario library (minus the tags slow and perf) on several kernels:
-# Debian's 6.1 and 7.2 images booted by scripts/anonremap-vm, 7.2 with the
+# Debian's 6.1, 7.2 and 7.3 images booted by scripts/anonremap-vm, 7.2 with the
 # project's port of the relocate series (kernel/, built and cached by
 # scripts/relocate-kernel.sh), and the host's own kernel run directly. Writes a markdown table, scenario x kernel with
 # pass, fail or skip, to stdout (and DIR/matrix.md), each kernel's result to
@@ -11,7 +11,7 @@
 #   scripts/vm-matrix.sh --out DIR [--debian V]... [--kernel IMAGE]... [--relocate] [--no-host]
 #
 # Without --debian, --kernel, --relocate or --host: --debian 6.1 --host
-# --debian 7.2 --relocate.
+# --debian 7.2 --relocate --debian 7.3.
 # Other options: --all (slow and perf too), --timeout S (per VM, default 1800),
 # --no-xray (by default each VM loads the x-ray module, anonremap-vm --xray:
 # for --debian from Debian's headers, for --kernel when the image lies in its
@@ -47,8 +47,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] || { echo "vm-matrix: give --out DIR" >&2; exit 2; }
 if [ -z "$cols" ]; then
-	cols="debian:6.1 host: debian:7.2 relocate:"
-	[ "$host_given" = -1 ] && cols="debian:6.1 debian:7.2 relocate:"
+	cols="debian:6.1 host: debian:7.2 relocate: debian:7.3"
+	[ "$host_given" = -1 ] && cols="debian:6.1 debian:7.2 relocate: debian:7.3"
 fi
 [ -x "$AR" ] || sh "$top/scripts/build.sh"
 command -v jq >/dev/null 2>&1 || { echo "vm-matrix: jq is needed (scripts/setup.sh)" >&2; exit 2; }
