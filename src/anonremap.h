@@ -124,6 +124,7 @@ enum ftype {
 	FT_PROC,    /* a process name: main, or one a fork gave */
 	FT_VMFLAGS, /* {"has": [...], "lacks": [...]}: kept as "+gu -nr" */
 	FT_BYTE,    /* one character, or a number from 0 to 255 */
+	FT_RANGES,  /* [[address, size], ...]: i of them, 2 * i expressions in e */
 };
 enum field_id {
 	FLD_NAME, FLD_AT, FLD_LEN, FLD_PROT, FLD_FLAGS, FLD_FILE, FLD_OFFSET,
@@ -135,7 +136,7 @@ enum field_id {
 	FLD_DIFFERENT_ANON_VMA, FLD_ACTION, FLD_MODE, FLD_FEATURES, FLD_IN, FLD_COMMENT,
 	FLD_PERMS, FLD_VM_FLAGS, FLD_PAGES, FLD_RET, FLD_EACH_PAGE, FLD_FILL,
 	FLD_KIND, FLD_SIZE,
-	FLD_GUARD_SCAN,
+	FLD_GUARD_SCAN, FLD_VEC, FLD_PIDFD,
 	FLD__COUNT
 };
 struct field_def {
@@ -318,11 +319,14 @@ void vma_maps_line(const struct vma *v, char *buf, size_t len);
 
 /* child.c: the scenario process. Messages are fixed-size, below PIPE_BUF. */
 enum call_kind { CALL_STEP, CALL_EXIT };
+#define VEC_MAX 8 /* ranges a process_madvise step may name */
 struct call {
 	int kind;
 	int op;            /* index in op_table */
 	int index;         /* step index */
 	uint64_t a[6];
+	uint64_t vec[2 * VEC_MAX]; /* process_madvise: base, len of each range */
+	int nvec;
 	uint64_t seed;
 	int access;        /* fault: 0 write, 1 read; verify: 1 zero */
 	int has_pattern;

@@ -3,6 +3,7 @@
 #include "anonremap.h"
 #include <string.h>
 
+static const char *const pidfd_choices[] = { "self", "open", NULL };
 static const char *const access_choices[] = { "write", "read", NULL };
 static const char *const scope_choices[] = { "carveout", "all", NULL };
 static const char *const file_choices[] = { "memfd", "tmpfile", "uprobe", NULL };
@@ -60,6 +61,8 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_KIND] = { "kind", FT_ENUM, kind_choices, "file: memfd or tmpfile" },
 	[FLD_SIZE] = { "size", FT_SIZE, NULL, "file: its size" },
 	[FLD_GUARD_SCAN] = { "guard_scan", FT_STR, NULL, "expect: the guard regions PAGEMAP_SCAN finds from 'at', g or . a page" },
+	[FLD_VEC] = { "vec", FT_RANGES, NULL, "process_madvise: the ranges, [[at, len], ...] (text form vec=A:L,A:L), 1 to 8" },
+	[FLD_PIDFD] = { "pidfd", FT_ENUM, pidfd_choices, "process_madvise: self (PIDFD_SELF, default) or open (pidfd_open of the process)" },
 	[FLD_FILL] = { "fill", FT_BYTE, NULL, "fault: write this byte over the range; verify: every byte is it" },
 };
 

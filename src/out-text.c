@@ -42,6 +42,18 @@ static const char *paint(const char *what)
 }
 
 /* Compact "key=value" arguments, relative addresses preferred. */
+/* A number of an argument; a size (len, size) in pages where it is one a
+ * call can take: an edited 1e102 does not fit the integer it is divided as. */
+static void put_number(FILE *fp, double v, bool sz)
+{
+	uint64_t ps = kinfo.page_size;
+
+	if (sz && v >= ps && v < 0x1p63 && (uint64_t)v % ps == 0)
+		fprintf(fp, "%.0fp", v / ps);
+	else
+		fprintf(fp, "%.0f", v);
+}
+
 static void print_args(FILE *fp, cJSON *args)
 {
 	cJSON *a;
@@ -62,7 +74,17 @@ static void print_args(FILE *fp, cJSON *args)
 			cJSON *it;
 			bool f2 = true;
 			cJSON_ArrayForEach(it, a) {
-				fprintf(fp, "%s%s", f2 ? "" : "|", cJSON_IsString(it) ? esc_text(it->valuestring) : "?");
+				if (cJSON_IsObject(it)) { /* a range of process_madvise's vec: A:L,A:L */
+					cJSON *ar = cJSON_GetObjectItemCaseSensitive(it, "addr_rel");
+					cJSON *ln = cJSON_GetObjectItemCaseSensitive(it, "len");
+					fprintf(fp, "%s%s:", f2 ? "" : ",", cJSON_IsString(ar) ? esc_text(ar->valuestring) : "?");
+					if (cJSON_IsNumber(ln))
+						put_number(fp, ln->valuedouble, true);
+					else
+						fputs("?", fp);
+				} else {
+					fprintf(fp, "%s%s", f2 ? "" : "|", cJSON_IsString(it) ? esc_text(it->valuestring) : "?");
+				}
 				f2 = false;
 			}
 			if (f2)
@@ -70,15 +92,8 @@ static void print_args(FILE *fp, cJSON *args)
 		} else if (cJSON_IsString(a)) {
 			fputs(esc_text(a->valuestring), fp);
 		} else if (cJSON_IsNumber(a)) {
-			double v = a->valuedouble;
-			uint64_t ps = kinfo.page_size;
 			bool sz = (kl >= 3 && !strcmp(a->string + kl - 3, "len")) || (kl >= 4 && !strcmp(a->string + kl - 4, "size"));
-			/* in pages only where the size is one a call can take: an
-			 * edited 1e102 does not fit the integer it is divided as */
-			if (sz && v >= ps && v < 0x1p63 && (uint64_t)v % ps == 0)
-				fprintf(fp, "%.0fp", v / ps);
-			else
-				fprintf(fp, "%.0f", v);
+			put_number(fp, a->valuedouble, sz);
 		} else if (cJSON_IsBool(a)) {
 			fputs(cJSON_IsTrue(a) ? "true" : "false", fp);
 		}

@@ -351,6 +351,29 @@ static int parse_field(struct scenario *sc, const struct op_entry *op, enum fiel
 			if (expr_parse(cJSON_GetArrayItem(v, k)->valuestring, &sc->names, &fv->e[k], err))
 				return -1;
 		return 0;
+	case FT_RANGES: {
+		/* [["ptr", "1p"], ["ptr+9p", "1p"]]: an address and a length each */
+		int k = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
+		if (k < 1 || k > VEC_MAX)
+			return err_set(err, "expected 1 to %d ranges, each [address, length]: [[\"ptr\", \"1p\"]]", VEC_MAX);
+		fv->e = xcalloc(2 * (size_t)k, sizeof(struct expr));
+		fv->i = k;
+		for (int q = 0; q < k; q++) {
+			const cJSON *r = cJSON_GetArrayItem(v, q);
+			if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) != 2 || !cJSON_IsString(cJSON_GetArrayItem(r, 0)))
+				return err_set(err, "range %d: expected [address, length]", q);
+			if (expr_parse(cJSON_GetArrayItem(r, 0)->valuestring, &sc->names, &fv->e[2 * q], err))
+				return -1;
+			uint64_t len;
+			struct err e2;
+			if (parse_size_json(cJSON_GetArrayItem(r, 1), &len, &e2))
+				return err_set(err, "range %d: length: %s", q, e2.msg);
+			fv->e[2 * q + 1].n = 1;
+			fv->e[2 * q + 1].t[0].kind = TERM_NUM;
+			fv->e[2 * q + 1].t[0].num = len;
+		}
+		return 0;
+	}
 	case FT_SIZE:
 		return parse_size_json(v, &fv->u, err);
 	case FT_MASK:
@@ -555,7 +578,8 @@ static int check_refs(const struct scenario *sc, const struct sim *s, int in, co
 			continue;
 		if (field_defs[f].type == FT_REGION && !s->bound[in][names_find(&sc->names, fv->s)])
 			return unbound(sc, s, in, names_find(&sc->names, fv->s), f, err);
-		int ne = field_defs[f].type == FT_ADDR ? 1 : field_defs[f].type == FT_ADDR2 ? 2 : 0;
+		int ne = field_defs[f].type == FT_ADDR ? 1 : field_defs[f].type == FT_ADDR2 ? 2
+			 : field_defs[f].type == FT_RANGES ? 2 * (int)fv->i : 0;
 		for (int k = 0; k < ne; k++)
 			for (int t = 0; t < fv->e[k].n; t++)
 				if (fv->e[k].t[t].kind == TERM_REGION && !s->bound[in][fv->e[k].t[t].region])
@@ -641,6 +665,9 @@ static int check_step(struct scenario *sc, const struct load_opts *o, struct sim
 		   strcmp(op->name, "pause");
 	if (sys && where && check_range(sc, o, s, where, len, f[FLD_AT].set ? "at" : "region", err))
 		return -1;
+	for (int k = 0; f[FLD_VEC].set && k < (int)f[FLD_VEC].i; k++) /* process_madvise's ranges */
+		if (check_range(sc, o, s, &f[FLD_VEC].e[2 * k], f[FLD_VEC].e[2 * k + 1].t[0].num, "vec", err))
+			return -1;
 
 	bool may = f[FLD_MAY_FAIL].set && f[FLD_MAY_FAIL].u;
 	bool fails = f[FLD_ERRNO].set;

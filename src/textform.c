@@ -95,6 +95,21 @@ static cJSON *value_for(enum ftype t, const char *v, struct err *err)
 		return cJSON_CreateString(v);
 	case FT_ADDR2:
 		return list_of(v);
+	case FT_RANGES: { /* vec=ptr:1p,ptr+9p:1p */
+		cJSON *arr = cJSON_CreateArray();
+		char *copy = xstrdup(v), *save = NULL;
+		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+			char *colon = strchr(w, ':');
+			cJSON *r = cJSON_CreateArray();
+			if (colon)
+				*colon = 0;
+			cJSON_AddItemToArray(r, cJSON_CreateString(w));
+			cJSON_AddItemToArray(r, colon ? number_or_string(colon + 1) : cJSON_CreateNull());
+			cJSON_AddItemToArray(arr, r);
+		}
+		free(copy);
+		return arr;
+	}
 	case FT_BYTE: /* fill=x is the letter, fill=120 the number */
 		return strlen(v) == 1 ? cJSON_CreateString(v) : number_or_string(v);
 	case FT_VMFLAGS: { /* vm_flags=gu,-nr: has gu, lacks nr */

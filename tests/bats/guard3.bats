@@ -89,3 +89,11 @@ SEGV_PAGES='.kernel.page_size as $ps | [sc.steps[] | select(.signal.name == "SIG
 	assert_jq '[sc.steps[] | select(.signal.name == "SIGSEGV") | .args.addr_rel] | unique | length' '2'
 	assert_jq '[sc.steps[] | select(.op == "fault" and .signal == null)] | length' '12'
 }
+
+@test "guard_regions_process_madvise: one call guards both ends of three VMAs (6 pages), one removes them" {
+	guard_case process_madvise
+	assert_jq '[sc.steps[] | select(.op == "process_madvise") | .ret] | map(tostring) | join(",")' '24576,24576'
+	assert_jq '[sc.steps[] | select(.op == "process_madvise")][0].args.vec | length' '6'
+	assert_jq '[sc.steps[] | select(.signal.name == "SIGSEGV")] | length' '6'
+	assert_jq '[sc.steps[] | select(.op == "fault" and .signal == null)] | length' '12'
+}

@@ -244,3 +244,42 @@ load helper
 	assert_jq 'st(6).args.action' 'continue'
 	assert_jq 'st(6).ret' '8192'
 }
+
+@test "process_madvise: one advice over several ranges; text form vec=A:L,A:L; pidfd self or open; outside the reserved area refused" {
+	need_feature guard_regions
+	run_json -e 'mmap a at=carveout+1p len=10p prot=rw' \
+		-e 'process_madvise vec=a:1p,a+9p:1p advice=guard_install ret=2p' \
+		-e 'fault at=a+9p access=read signal=SIGSEGV' -e 'fault at=a+1p' \
+		-e 'process_madvise vec=a:1p,a+9p:1p advice=guard_remove pidfd=open ret=2p' -e 'fault at=a+9p'
+	assert_success
+	assert_jq 'st(1).args.vec | map("\(.addr_rel):\(.len)") | join(",")' 'carveout+1p:4096,carveout+10p:4096'
+	assert_jq 'st(1).args.pidfd' 'self'
+	assert_jq 'st(4).args.pidfd' 'open'
+	assert_jq 'st(1).args.advice' 'MADV_GUARD_INSTALL'
+	# the JSON the text form stands for
+	assert_jq 'sc.scenario.steps[1].vec | @json' '[["a","1p"],["a+9p","1p"]]'
+	# a range that leaves the reserved area runs nothing: refused before the
+	# run where the check can tell, else when the step comes
+	run_json -e 'process_madvise vec=carveout:1p,carveout-0x10000000000:1p advice=dontneed'
+	assert_failure 2
+	[[ "$stderr" == *'process_madvise: vec: range leaves the reserved area'* ]] || fail "$stderr"
+	run_json -e 'mmap a len=2p' -e 'process_madvise vec=a:1p,a-0x10000000000:1p advice=dontneed'
+	assert_failure 3
+	assert_jq 'sc.reason' "step 1 (process_madvise): vec: the range leaves region 'a', which the kernel placed outside the reserved area (use --allow-outside)"
+	assert_jq 'st(1).ret' 'null'
+}
+
+@test "process_madvise: vec not 1 to 8 ranges of [address, length] is a scenario error naming step and field" {
+	local v
+	for v in '[]' '[["carveout"]]' '[["carveout", "zz"]]' '"carveout"' \
+		'[["carveout","1p"],["carveout","1p"],["carveout","1p"],["carveout","1p"],["carveout","1p"],["carveout","1p"],["carveout","1p"],["carveout","1p"],["carveout","1p"]]'; do
+		steps_scen s.json "{\"op\": \"process_madvise\", \"vec\": $v, \"advice\": \"dontneed\"}"
+		run_ar check "$S"
+		assert_failure 2
+		[[ "$stderr" == *'step 0 (process_madvise): vec: '* ]] || fail "$v: $stderr"
+	done
+	steps_scen s.json '{"op": "process_madvise", "vec": [["carveout", "1p"]]}'
+	run_ar check "$S"
+	assert_failure 2
+	[[ "$stderr" == *'advice'* ]] || fail "$stderr"
+}
