@@ -10,7 +10,7 @@
 const char *const matrix_axis_names[MX_AXES] = { "op", "target", "prev", "next", "placement" };
 
 static const char *const ops[] = { "move", "relocate", "must_relocate", "dontunmap", "mprotect", "mmap", "uffd_move", NULL };
-static const char *const targets[] = { "unfaulted", "faulted", "partly", "thp", "forked", NULL };
+static const char *const targets[] = { "unfaulted", "faulted", "partly", "thp", "forked", "file", NULL };
 static const char *const neighbours[] = { "none", "unfaulted", "faulted", "shared", "prot", "file", NULL };
 static const char *const placements[] = { "placed", "unplaced", NULL };
 
@@ -21,7 +21,7 @@ const char *const *const matrix_axis_values[MX_AXES] = { ops, targets, neighbour
 enum { U_PREV = 4, U_DST = 5, U_NEXT = 6, U_PARK = 10, U_SIZE = 16 };
 
 enum { OP_MOVE, OP_RELOCATE, OP_MUST, OP_DONTUNMAP, OP_MPROTECT, OP_MMAP, OP_UFFD_MOVE };
-enum { T_UNFAULTED, T_FAULTED, T_PARTLY, T_THP, T_FORKED };
+enum { T_UNFAULTED, T_FAULTED, T_PARTLY, T_THP, T_FORKED, T_FILE };
 enum { N_NONE, N_UNFAULTED, N_FAULTED, N_SHARED, N_PROT, N_FILE };
 
 static bool is_move(int op)
@@ -82,6 +82,19 @@ static void add_flags(cJSON *s, const char *const *names)
 	cJSON *a = cJSON_AddArrayToObject(s, "flags");
 	for (; *names; names++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(*names));
+}
+
+/* A file target: a private, CoW-faulted mapping of the memfd f at the file
+ * offset of where it is mapped, so that the file offsets of the target at
+ * its destination and of its (un)faulted neighbours, mappings of f too, run
+ * on. What is left to differ is the anonymous side: the anon_vma and, from
+ * Linux 7.3, the anonymous page offset of where the target was faulted. */
+static void file_of(struct gen *g, cJSON *s, long units)
+{
+	const char *f[] = { "PRIVATE", "FIXED", NULL };
+	add_flags(s, f);
+	cJSON_AddStringToObject(s, "file", "f");
+	add_pages(s, "offset", units * g->u);
 }
 
 static cJSON *mmap_at(struct gen *g, const char *name, long units, long len_units, const char *prot)
@@ -145,13 +158,15 @@ static void hugepage(struct gen *g, long units, long len_units)
 	cJSON_AddStringToObject(s, "advice", "hugepage");
 }
 
-static void neighbour(struct gen *g, int kind, const char *name, long units, bool thp)
+static void neighbour(struct gen *g, int kind, const char *name, long units, bool thp, bool file_target)
 {
 	cJSON *s;
 
 	if (kind == N_NONE || kind == N_SHARED) /* shared is made with the target */
 		return;
 	s = mmap_at(g, name, units, 1, kind == N_PROT ? "r" : "rw");
+	if (file_target && (kind == N_UNFAULTED || kind == N_FAULTED))
+		file_of(g, s, units);
 	if (kind == N_FILE) {
 		const char *f[] = { "PRIVATE", "FIXED", NULL };
 		add_flags(s, f);
@@ -206,7 +221,15 @@ cJSON *matrix_scenario(const struct matrix_case *c, int *op_step)
 	if (op != OP_MMAP) {
 		long born = op == OP_UFFD_MOVE || !placed ? U_PARK : U_DST;
 		long lo = prev == N_SHARED ? U_PREV : born, hi = next == N_SHARED ? U_NEXT + 1 : born + 1;
-		mmap_at(&g, "t", lo, hi - lo, "rw");
+		if (target == T_FILE) {
+			s = step(&g, "file");
+			cJSON_AddStringToObject(s, "name", "f");
+			cJSON_AddStringToObject(s, "kind", "memfd");
+			add_pages(s, "size", U_SIZE * g.u);
+		}
+		s = mmap_at(&g, "t", lo, hi - lo, "rw");
+		if (target == T_FILE) /* the file offset of where it lands when placed */
+			file_of(&g, s, prev == N_SHARED ? U_PREV : U_DST);
 		if (target == T_THP)
 			hugepage(&g, lo, hi - lo);
 		if (prev == N_SHARED)
@@ -226,9 +249,9 @@ cJSON *matrix_scenario(const struct matrix_case *c, int *op_step)
 		}
 	}
 	if (prev != N_SHARED)
-		neighbour(&g, prev, "prev", U_PREV, target == T_THP);
+		neighbour(&g, prev, "prev", U_PREV, target == T_THP, target == T_FILE);
 	if (next != N_SHARED)
-		neighbour(&g, next, "next", U_NEXT, target == T_THP);
+		neighbour(&g, next, "next", U_NEXT, target == T_THP, target == T_FILE);
 	s = step(&g, "dump");
 	cJSON_AddStringToObject(s, "label", "before");
 

@@ -87,6 +87,37 @@ cell() {
 	[[ "$(cell "$m" matrix_uffd_move_unfaulted_prev_none_next_none_placed)" == none/ENOENT/3 ]]
 }
 
+@test "matrix: a file target merges with its unfaulted neighbours, unless 7.3's anonymous page offset disagrees" {
+	run_ar matrix -f json -o "$BATS_TEST_TMPDIR/m.json" --op move --target file --prev unfaulted,file --next none
+	assert_success
+	local m="$BATS_TEST_TMPDIR/m.json"
+	# a different memfd never merges, wherever the target was faulted
+	[[ "$(cell "$m" matrix_move_file_prev_file_next_none_placed)" == none/-/3 ]]
+	[[ "$(cell "$m" matrix_move_file_prev_file_next_none_unplaced)" == none/-/3 ]]
+	# the same memfd at the next file offsets: placed, the anonymous offsets
+	# agree too, and the two merge on every kernel that merges a moved
+	# CoW-faulted file VMA with an unfaulted one at all
+	local probe
+	probe=$("$AR" probe | jq -c .features.anon_pgoff)
+	[[ "$(jq -r .detail <<<"$probe")" != *"not seen"* ]] || skip "this kernel merges no moved CoW-faulted file VMA with an unfaulted neighbour: $(jq -r .detail <<<"$probe")"
+	[[ "$(cell "$m" matrix_move_file_prev_unfaulted_next_none_placed)" == prev/-/2 ]]
+	# unplaced (faulted elsewhere): merged without a separate anonymous
+	# page offset (6.18, 7.2), apart with one (7.3), as merge.c's
+	# anon_and_page_offset_mismatch_memfd
+	if [ "$(jq -r .supported <<<"$probe")" = true ]; then
+		[[ "$(cell "$m" matrix_move_file_prev_unfaulted_next_none_unplaced)" == none/-/3 ]]
+		jq -e '.matrix.cases[] | select(.id == "matrix_move_file_prev_unfaulted_next_none_unplaced") | .why[] | select(contains("anon_pgoff not contiguous"))' "$m" >/dev/null ||
+			[ "$("$AR" probe | jq -r .features.xray.supported)" = false ]
+	else
+		[[ "$(cell "$m" matrix_move_file_prev_unfaulted_next_none_unplaced)" == prev/-/2 ]]
+	fi
+	# the target is a private mapping of the memfd f at the destination's offset
+	run_ar matrix --emit "$BATS_TEST_TMPDIR/cells" --op move --target file --prev unfaulted --next none
+	assert_success
+	jq -e '[.steps[] | select(.op == "mmap" and .name == "t")][0] | .file == "f" and (.flags | index("PRIVATE")) and .offset == "10p"' \
+		"$BATS_TEST_TMPDIR/cells/matrix_move_file_prev_unfaulted_next_none_unplaced.json"
+}
+
 @test "matrix: text form, one line a case and the summary" {
 	run_ar matrix --op mmap --prev none,unfaulted --next none,unfaulted
 	assert_success
