@@ -13,14 +13,14 @@ NORM="$BATS_TEST_DIRNAME/overhead-norm.jq"
 # too and so must take every dump; plain KTAP, which takes none.
 setup_file() {
 	local d=$BATS_FILE_TMPDIR
-	setarch -R "$AR" run -k -o "$d/json.json" "$TOP"/scenarios/*.json >/dev/null 2>"$d/json.err" || true
-	setarch -R "$AR" run -k -f ktap -R "$d/report.json" -o "$d/report.ktap" "$TOP"/scenarios/*.json \
+	setarch -R "$AR" run -k -t 300 -o "$d/json.json" "$TOP"/scenarios/*.json >/dev/null 2>"$d/json.err" || true
+	setarch -R "$AR" run -k -t 300 -f ktap -R "$d/report.json" -o "$d/report.ktap" "$TOP"/scenarios/*.json \
 		>/dev/null 2>"$d/report.err" || true
-	setarch -R "$AR" run -k -f ktap "$TOP"/scenarios/*.json >"$d/plain.ktap" 2>"$d/plain.err" || true
+	setarch -R "$AR" run -k -t 300 -f ktap "$TOP"/scenarios/*.json >"$d/plain.ktap" 2>"$d/plain.err" || true
 	# ANONREMAP_BEFORE=path: a build from before the cut, whose JSON result
 	# the first test compares too (the check made when the cut was made)
 	if [ -n "${ANONREMAP_BEFORE:-}" ]; then
-		setarch -R "$ANONREMAP_BEFORE" run -k -o "$d/before.json" "$TOP"/scenarios/*.json >/dev/null 2>&1 || true
+		setarch -R "$ANONREMAP_BEFORE" run -k -t 300 -o "$d/before.json" "$TOP"/scenarios/*.json >/dev/null 2>&1 || true
 	fi
 }
 
