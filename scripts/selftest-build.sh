@@ -44,7 +44,7 @@ selftest_build() { # SRC OUT TEST...
 	for _t; do
 		gcc -O2 -w -I"$_mm/.." -I"$_out/include" -DPR_SET_MEMORY_MERGE=67 -DPR_GET_MEMORY_MERGE=68 \
 			-D__NR_mseal=462 -DMREMAP_RELOCATE_ANON=8 -DMREMAP_MUST_RELOCATE_ANON=16 \
-			-DMADV_GUARD_INSTALL=102 -DMADV_GUARD_REMOVE=103 -DMAP_DROPPABLE=0x08 \
+			-DMADV_GUARD_INSTALL=102 -DMADV_GUARD_REMOVE=103 -DMAP_DROPPABLE=0x08 -DPKEY_UNRESTRICTED=0 \
 			"$_mm/$_t.c" "$_mm/vm_util.c" "$_mm/hugepage_settings.c" -o "$_out/$_t" -lm ||
 			die "cannot build $_mm/$_t.c"
 	done

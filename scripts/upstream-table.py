@@ -151,12 +151,15 @@ def main():
     a = ap.parse_args()
 
     lib = {s["name"]: s for s in json.load(open(a.library))["scenarios"]}
+    # (binary, test) -> its scenarios in map order: a test name the binary
+    # prints more than once (mseal_test's unsealed, then sealed run) takes
+    # the n-th for its n-th line
     explicit = {}
     if os.path.exists(a.map):
         for line in open(a.map):
             if line.strip() and not line.startswith("#"):
                 binary, test, scen = line.rstrip("\n").split("\t")
-                explicit[(binary, test)] = scen
+                explicit.setdefault((binary, test), []).append(scen)
     merge_src = open(os.path.join(a.src, "merge.c")).read()
     bad = untranslated = 0
     rows = []
@@ -166,11 +169,14 @@ def main():
             print(f"{binary}: no output", file=sys.stderr)
             bad += 1
             continue
+        seen = {}
         for test, verdict in ktap(path):
-            scen = explicit.get((binary, test))
-            if scen is None:
-                scen = next((v for (b, t), v in explicit.items()
-                             if b == binary and t.endswith("*") and test.startswith(t[:-1])), None)
+            nth = seen[test] = seen.get(test, -1) + 1
+            scens = explicit.get((binary, test))
+            if scens is None:
+                scens = next((v for (b, t), v in explicit.items()
+                              if b == binary and t.endswith("*") and test.startswith(t[:-1])), None)
+            scen = scens[min(nth, len(scens) - 1)] if scens else None
             if scen is None and binary == "merge":
                 parts = test.split(".")
                 scen = parts[-1] if len(parts) == 2 else f"{parts[2]}[{parts[1]}]"
