@@ -8,18 +8,6 @@
 
 load helper
 
-# guard_case NAME [FEATURE...]: as in guard2.bats.
-guard_case() {
-	local n="$1" f
-	shift
-	for f in guard_regions "$@"; do need_feature "$f"; done
-	run_json -t 120 "$ANONREMAP_SCENARIO_DIR/guard_regions_$n.json"
-	assert_success
-	assert_jq 'sc.name' "guard_regions_$n"
-	assert_jq 'sc.status' 'pass'
-	assert_jq '[sc.steps[] | select(.status != "ok")] | length' '0'
-}
-
 @test "guard_regions_basic: single and ranged guards fault, removal restores access and keeps the data" {
 	guard_case basic
 	# page 0 once, page 0 and 9, then the 3-page range (one step)

@@ -8,20 +8,6 @@
 
 load helper
 
-# guard_case NAME [FEATURE...]: run scenarios/guard_regions_NAME.json,
-# skipping (as the selftest does) where the kernel lacks a feature, and
-# assert it passes with every step ok.
-guard_case() {
-	local n="$1" f
-	shift
-	for f in guard_regions "$@"; do need_feature "$f"; done
-	run_json -t 120 "$ANONREMAP_SCENARIO_DIR/guard_regions_$n.json"
-	assert_success
-	assert_jq 'sc.name' "guard_regions_$n"
-	assert_jq 'sc.status' 'pass'
-	assert_jq '[sc.steps[] | select(.status != "ok")] | length' '0'
-}
-
 @test "guard_regions_fork: the child inherits the guards, its removal leaves the parent's" {
 	guard_case fork
 	assert_jq '[sc.steps[] | select(.signal.name == "SIGSEGV")] | length' '10'

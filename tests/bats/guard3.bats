@@ -9,18 +9,6 @@
 
 load helper
 
-# guard_case NAME [FEATURE...]: as in guard2.bats.
-guard_case() {
-	local n="$1" f
-	shift
-	for f in guard_regions "$@"; do need_feature "$f"; done
-	run_json -t 120 "$ANONREMAP_SCENARIO_DIR/guard_regions_$n.json"
-	assert_success
-	assert_jq 'sc.name' "guard_regions_$n"
-	assert_jq 'sc.status' 'pass'
-	assert_jq '[sc.steps[] | select(.status != "ok")] | length' '0'
-}
-
 # The pages that raised SIGSEGV: a one-page fault step counts 1, an
 # each_page step every page of its range (each had to raise it).
 # shellcheck disable=SC2016 # a jq variable, not a shell one

@@ -129,3 +129,18 @@ assert_no_scenario_process() {
 		fi
 	done
 }
+
+# guard_case NAME [FEATURE...]: guard-regions.c's case NAME, translated as
+# scenarios/guard_regions_NAME.json (guard1-3.bats): skip, as the selftest
+# does, where the kernel lacks guard regions or a FEATURE, else run it and
+# assert it passes with every step ok.
+guard_case() {
+	local n="$1" f
+	shift
+	for f in guard_regions "$@"; do need_feature "$f"; done
+	run_json -t 120 "$ANONREMAP_SCENARIO_DIR/guard_regions_$n.json"
+	assert_success
+	assert_jq 'sc.name' "guard_regions_$n"
+	assert_jq 'sc.status' 'pass'
+	assert_jq '[sc.steps[] | select(.status != "ok")] | length' '0'
+}
