@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -145,16 +144,17 @@ static int probe_zero_page(void)
 
 static uintptr_t vma_end_at(uintptr_t a)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
-	unsigned long lo, hi, end = 0;
-	char line[512];
+	struct vma_src vs;
+	struct vma v;
+	uintptr_t end = 0;
 
-	if (!f)
+	if (vma_open(&vs, getpid()))
 		return 0;
-	while (!end && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == a)
-			end = hi;
-	fclose(f);
+	if (vma_find(&vs, a, false, &v) == 1) {
+		end = v.start == a ? v.end : 0;
+		vma_clear(&v);
+	}
+	vma_close(&vs);
 	return end;
 }
 
