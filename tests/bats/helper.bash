@@ -16,8 +16,10 @@ sanitized() {
 # need_feature NAME: skip unless this kernel has feature NAME, saying why
 # not in the probe's own words (anonremap probe).
 need_feature() {
-	local f
-	f="$("$AR" probe | jq -c --arg n "$1" '.features[$n]')"
+	local p f
+	# a probe that cannot run is a failure, never a skip for "this kernel"
+	p="$("$AR" probe)" || { echo "need_feature: '$AR probe' failed" >&2; return 1; }
+	f="$(jq -c --arg n "$1" '.features[$n]' <<<"$p")"
 	[ "$(jq -r .supported <<<"$f")" = true ] || skip "this kernel lacks $1: $(jq -r .detail <<<"$f")"
 }
 
