@@ -5,7 +5,7 @@
 # die() and has sourced scripts/apt-private.sh.
 #
 #   selftest_unpack CACHE SUITE PKG   the selftests' sources from PKG's .deb
-#                                     into CACHE/src (once; .done-3 marks it:
+#                                     into CACHE/src (once; .done-4 marks it:
 #                                     the number goes up when the set of
 #                                     files taken grows);
 #                                     prints CACHE/src
@@ -19,15 +19,15 @@
 selftest_unpack() { # CACHE SUITE PKG
 	_deb=$(apt_cached_deb "$1" "$2" "$3")
 	_src="$1/src"
-	if [ ! -f "$_src/.done-3" ]; then
+	if [ ! -f "$_src/.done-4" ]; then
 		rm -rf "$_src" && mkdir -p "$_src"
 		dpkg-deb --fsys-tarfile "$_deb" | tar -x -C "$_src" --wildcards './usr/src/*.tar.xz'
 		tar -xJf "$(ls "$_src"/usr/src/*.tar.xz)" -C "$_src" --strip-components=1 --wildcards \
 			'*/tools/testing/selftests/mm/*' '*/tools/testing/selftests/kselftest*.h' \
 			'*/tools/testing/selftests/pidfd/*' '*/tools/testing/selftests/clone3/*' \
-			'*/include/uapi/linux/fs.h'
+			'*/include/uapi/linux/fs.h' '*/include/uapi/linux/userfaultfd.h' '*/mm/gup_test.h'
 		rm -rf "${_src:?}/usr"
-		touch "$_src/.done-3"
+		touch "$_src/.done-4"
 	fi
 	echo "$_src"
 }
@@ -41,11 +41,15 @@ selftest_build() { # SRC OUT TEST...
 	_mm="$_src/tools/testing/selftests/mm"
 	mkdir -p "$_out/include/linux"
 	cp "$_src/include/uapi/linux/fs.h" "$_out/include/linux/fs.h"
+	# uffd-unit-tests needs this kernel's UFFDIO_MOVE, newer than Debian 12's headers
+	cp "$_src/include/uapi/linux/userfaultfd.h" "$_out/include/linux/userfaultfd.h"
 	for _t; do
+		_extra=
+		case $_t in uffd-*) _extra="$_mm/uffd-common.c" ;; esac
 		gcc -O2 -w -I"$_mm/.." -I"$_out/include" -DPR_SET_MEMORY_MERGE=67 -DPR_GET_MEMORY_MERGE=68 \
 			-D__NR_mseal=462 -DMREMAP_RELOCATE_ANON=8 -DMREMAP_MUST_RELOCATE_ANON=16 \
-			-DMADV_GUARD_INSTALL=102 -DMADV_GUARD_REMOVE=103 -DMAP_DROPPABLE=0x08 -DPKEY_UNRESTRICTED=0 \
-			"$_mm/$_t.c" "$_mm/vm_util.c" "$_mm/hugepage_settings.c" -o "$_out/$_t" -lm ||
+			-DMADV_GUARD_INSTALL=102 -DMADV_GUARD_REMOVE=103 -DMAP_DROPPABLE=0x08 -DPKEY_UNRESTRICTED=0 '-D__packed=__attribute__((__packed__))' \
+			"$_mm/$_t.c" $_extra "$_mm/vm_util.c" "$_mm/hugepage_settings.c" -o "$_out/$_t" -lm -lpthread ||
 			die "cannot build $_mm/$_t.c"
 	done
 }
