@@ -93,13 +93,25 @@ static const char *kernel_chose(cJSON *st)
 /* What the addresses of one scenario result are measured against. The
  * reservation, in pages from the carveout: the carveout and the PROT_NONE
  * filler either side of it, which the scenario fixes. Outside it, where
- * ASLR moves everything from run to run, the first address the kernel chose
- * for one of the scenario's calls (an mmap without an address, an mremap
- * free to move): the regions the kernel placed, and what the scenario does
- * with them, keep their places relative to it. */
+ * ASLR moves everything from run to run, the addresses the kernel chose for
+ * the scenario's calls (an mmap without an address, an mremap free to
+ * move), each an anchor for the pages it placed: what the scenario does
+ * inside a placed region keeps its place relative to that region's start.
+ * Two placed regions need not keep theirs relative to each other: where a
+ * second one fits depends on the holes ASLR left (guard-regions'
+ * mremap_expand places ptr above the carveout and ptr_new, twice as long,
+ * below it in one run and above it in another). */
+#define MAX_ANCHORS 64
+
+struct anchor {
+	long long pg, pages;
+};
+
 struct side {
 	bool known, placed;
-	long long lo, hi, base;
+	long long lo, hi;
+	struct anchor anchor[MAX_ANCHORS]; /* anchor[0], the first, is the fallback */
+	int nanchors;
 };
 
 /* "carveout+12p" or "carveout-3p" at s: its pages into *pg, the characters
@@ -122,6 +134,16 @@ static bool in_reservation(long long pg, const struct side *sd)
 	return !sd->known || (pg >= sd->lo && pg < sd->hi);
 }
 
+/* The recorder's page size, from its carveout (bytes over pages), or 0. */
+static double page_size_of(cJSON *co, cJSON *pages)
+{
+	const char *a = s_(co, "start"), *b = s_(co, "end");
+	if (!a || !b || !cJSON_IsNumber(pages) || pages->valuedouble < 1)
+		return 0;
+	unsigned long long x = strtoull(a, NULL, 16), y = strtoull(b, NULL, 16);
+	return y > x ? (double)(y - x) / pages->valuedouble : 0;
+}
+
 static struct side side_of(cJSON *sc)
 {
 	cJSON *co = cJSON_GetObjectItemCaseSensitive(sc, "carveout");
@@ -132,38 +154,62 @@ static struct side side_of(cJSON *sc)
 	/* result_check made both counts 0..INT_MAX where present */
 	if (cJSON_IsNumber(pages)) {
 		long long g = cJSON_IsNumber(guard) ? (long long)guard->valuedouble : 0;
-		sd = (struct side){ .known = true, .lo = -g, .hi = (long long)pages->valuedouble + g };
+		sd.known = true;
+		sd.lo = -g;
+		sd.hi = (long long)pages->valuedouble + g;
 	}
+	double ps = page_size_of(co, pages);
 	cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(sc, "steps")) {
 		const char *ret = s_(st, "ret_rel");
 		long long pg;
-		if (kernel_chose(st) && ret && carveout_rel(ret, &pg) == strlen(ret) && !in_reservation(pg, &sd)) {
-			sd.placed = true;
-			sd.base = pg;
+		if (sd.nanchors == MAX_ANCHORS)
 			break;
-		}
+		if (!kernel_chose(st) || !ret || carveout_rel(ret, &pg) != strlen(ret) || in_reservation(pg, &sd))
+			continue;
+		cJSON *args = cJSON_GetObjectItemCaseSensitive(st, "args");
+		cJSON *len = cJSON_GetObjectItemCaseSensitive(args, "len");
+		if (!len)
+			len = cJSON_GetObjectItemCaseSensitive(args, "new_size");
+		double n = ps > 0 && cJSON_IsNumber(len) ? len->valuedouble / ps : 0;
+		sd.anchor[sd.nanchors++] = (struct anchor){ pg, n >= 0 && n < 1e15 ? (long long)n : 0 };
+		sd.placed = true;
 	}
 	return sd;
 }
 
+/* The anchor an address outside the reservation is written from: the last
+ * placed region that holds it, else the first (anchor 0). */
+static int anchor_of(long long pg, const struct side *sd)
+{
+	for (int k = sd->nanchors - 1; k > 0; k--)
+		if (pg >= sd->anchor[k].pg && pg - sd->anchor[k].pg < sd->anchor[k].pages)
+			return k;
+	return 0;
+}
+
 /* s with every carveout-relative address outside the reservation written
- * from the first address the kernel chose, "placed+4p": the same text for
- * two runs that did the same. Inside the reservation, and where the kernel
- * chose nothing, as it is. The caller frees it. */
+ * from its anchor: "placed+4p" from the first region the kernel placed,
+ * "placed2+0p" from the third. The same text for two runs that did the same.
+ * Inside the reservation, and where the kernel chose nothing, as it is. The
+ * caller frees it. */
 static char *stable(const char *s, const struct side *sd)
 {
 	if (!sd->placed)
 		return xstrdup(s);
 	size_t len = strlen(s), o = 0;
-	/* the longest rewrite, "placed-9223372036854775808p", of the shortest
+	/* the longest rewrite, "placed63-9223372036854775808p", of the shortest
 	 * token, "carveout+0p": less than three times as long */
 	char *out = xmalloc(3 * len + 32);
 
 	for (size_t i = 0; i < len;) {
 		long long pg, d;
 		size_t n = carveout_rel(s + i, &pg);
-		if (n && !in_reservation(pg, sd) && !__builtin_sub_overflow(pg, sd->base, &d)) {
-			o += (size_t)sprintf(out + o, "placed%+lldp", d);
+		int k = n ? anchor_of(pg, sd) : 0;
+		if (n && !in_reservation(pg, sd) && !__builtin_sub_overflow(pg, sd->anchor[k].pg, &d)) {
+			if (k)
+				o += (size_t)sprintf(out + o, "placed%d%+lldp", k, d);
+			else
+				o += (size_t)sprintf(out + o, "placed%+lldp", d);
 			i += n;
 		} else if (n) {
 			memcpy(out + o, s + i, n);

@@ -208,6 +208,31 @@ big() {
 	refute_output --partial DIFFERENT
 }
 
+@test "diff: each region the kernel placed is its own anchor (guard_regions_mremap_expand's ptr_new below or above ptr)" {
+	local a="$BATS_TEST_TMPDIR/a.json" b="$BATS_TEST_TMPDIR/b.json" c="$BATS_TEST_TMPDIR/c.json" p q
+	"$AR" run -o "$a" "$ANONREMAP_SCENARIO_DIR/guard_regions_mremap_expand.json"
+	# step 9 places ptr_new (20 pages) where a hole fits: how far from ptr
+	# (step 0) depends on the holes ASLR left, as CI saw (placed-1549p
+	# against placed-35267p). The same run with ptr_new 40,000 pages lower:
+	p=$(jq -r '.scenarios[0].steps[9].ret_rel | ltrimstr("carveout") | rtrimstr("p")' "$a")
+	[[ "$(jq -r '.scenarios[0].steps[10].ret_rel' "$a")" == "carveout${p}p" ]]
+	q=$((p - 40000))
+	jq --arg p "$p" --arg q "$q" 'walk(if type == "string" then
+		(capture("^carveout(?<n>[-+][0-9]+)p$") // null) as $m
+		| if $m and (($m.n | tonumber) - ($p | tonumber)) >= 0 and (($m.n | tonumber) - ($p | tonumber)) < 20
+		  then "carveout\(($m.n | tonumber) - ($p | tonumber) + ($q | tonumber) | if . >= 0 then "+\(.)" else tostring end)p"
+		  else . end else . end)' "$a" >"$b"
+	[[ "$(jq -r '.scenarios[0].steps[10].ret_rel' "$b")" == "carveout${q}p" ]]
+	run_ar diff "$a" "$b"
+	assert_success
+	assert_output --partial "same"
+	# a move that lands one page off ptr_new is still a difference
+	jq '.scenarios[0].steps[10].ret_rel |= sub("(?<n>[0-9]+)p$"; "\((.n | tonumber) + 1)p")' "$b" >"$c"
+	run_ar diff "$a" "$c"
+	assert_failure 1
+	assert_output --partial "step 10 (mremap)"
+}
+
 @test "a genuine difference still says DIFFERENT: bounds, a failed fork, an in-place move" {
 	local rec="$BATS_TEST_TMPDIR/rec.json"
 	"$AR" run -f json -o "$rec" "$ANONREMAP_SCENARIO_DIR/forked_source_vma.json" \
