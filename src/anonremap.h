@@ -591,6 +591,20 @@ cJSON *matrix_scenario(const struct matrix_case *c, int *op_step);
 cJSON *matrix_outcome(const struct matrix_case *c, const cJSON *res, int op_step);
 cJSON *matrix_compare(const cJSON *A, const cJSON *B);
 
+/* workload-art.c: the art-gc workload's scenario a strategy, and its cycles
+ * read from a run of it */
+enum { WL_ART, WL_NO_WORKAROUND, WL_RELOCATE, WL_UFFD_MOVE, WL_NSTRATEGIES };
+#define WL_MAX_CHUNKS 64
+struct wl_params {
+	long heap_pages; /* a whole number of PMDs, at least 2 */
+	double live;     /* the live fraction of the used part */
+	int cycles, chunks;
+};
+extern const char *const wl_strategy_names[WL_NSTRATEGIES];
+const char *wl_strategy_describe(int strategy);
+cJSON *wl_art_scenario(const struct wl_params *p, int strategy);
+cJSON *wl_art_cycles(const cJSON *result, long chunk_pages);
+
 /* escape.c: someone else's strings, safe to print as text or KTAP */
 const char *esc_text(const char *s);
 const char *esc_ktap_name(const char *s);
@@ -631,6 +645,7 @@ int cmd_show(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_stress(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
+int cmd_workload(int argc, char **argv);
 char *ops_help(int key, const char *text, void *input);
 struct command {
 	const char *name;

@@ -16,6 +16,7 @@ const struct command commands[] = {
 	{ "bench", cmd_bench, "time mremap moves over sizes, population, alignment, THP and flags" },
 	{ "stress", cmd_stress, "random mremap sequences with invariants, minimized reproducers" },
 	{ "matrix", cmd_matrix, "every merge case as a generated scenario, run on this kernel" },
+	{ "workload", cmd_workload, "a workload (art-gc: ART's GC cycles) in each strategy, run on this kernel" },
 	{ NULL, NULL, NULL },
 };
 

@@ -66,6 +66,7 @@ static const char doc[] =
 	"  bench [OPTIONS]              time mremap moves: plain against the relocate flags\n"
 	"  stress [OPTIONS]             random sequences, invariants checked, minimized reproducers\n"
 	"  matrix [OPTIONS]             every merge case as a generated scenario, one table\n"
+	"  workload art-gc [OPTIONS]    ART's GC cycle, N times, in four strategies, one table\n"
 	"\n'anonremap COMMAND --help' describes each command. Exit status: 0 pass, "
 	"1 an expectation failed, 2 usage error or invalid scenario, 3 the scenario "
 	"process died or hung, or an internal error, 4 every scenario was skipped.";

@@ -31,16 +31,6 @@ art_case() {
 # The last mremap step: the next cycle's move.
 LAST_MREMAP='[sc.steps[] | select(.op == "mremap")] | .[-1]'
 
-# kernel_before MAJOR MINOR: the running kernel is older than MAJOR.MINOR.
-kernel_before() {
-	local r maj min
-	r=$(uname -r)
-	maj=${r%%.*}
-	min=${r#*.}
-	min=${min%%[!0-9]*}
-	((maj < $1 || (maj == $1 && min < $2)))
-}
-
 @test "art_gc_cycle: with the PMD-boundary write the halves merge at unregister, the next mremap succeeds" {
 	art_case art_gc_cycle userfaultfd mremap_dontunmap
 	assert_jq '[sc.steps[] | select(.signal.name == "SIGBUS")] | length' '1'

@@ -146,3 +146,13 @@ guard_case() {
 	assert_jq 'sc.status' 'pass'
 	assert_jq '[sc.steps[] | select(.status != "ok")] | length' '0'
 }
+
+# kernel_before MAJOR MINOR: the running kernel is older than MAJOR.MINOR.
+kernel_before() {
+	local r maj min
+	r=$(uname -r)
+	maj=${r%%.*}
+	min=${r#*.}
+	min=${min%%[!0-9]*}
+	((maj < $1 || (maj == $1 && min < $2)))
+}
