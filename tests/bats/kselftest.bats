@@ -67,7 +67,18 @@ direct_verdicts() {
 		print n " " v }' "$tap" | sort)
 	want=$(direct_verdicts)
 	[ "$(wc -l <<<"$want")" -eq "$(($(ls "$TOP"/scenarios/*.json | wc -l) - $(wc -w <<<"$SLOW")))" ]
-	[ "$got" = "$want" ] || fail "$(diff <(echo "$want") <(echo "$got"))"
+	if [ "$got" != "$want" ]; then
+		# what each scenario that differs printed under the runner, to say why
+		local d n
+		d=$(diff <(echo "$want") <(echo "$got") || true)
+		for n in $(sed -n 's/^[<>] \([^ ]*\) .*/\1/p' <<<"$d" | sort -u); do
+			d+=$'\n'"--- $n under run_kselftest.sh:"$'\n'"$(awk -v n="$n" '
+				$0 ~ "^# selftests: anonremap: " n "$" { on = 1 }
+				on { print }
+				on && / selftests: anonremap: / && /^(not )?ok / { exit }' "$tap" | head -40)"
+		done
+		fail "$d"
+	fi
 	# each once
 	[ "$(cut -d' ' -f1 <<<"$got" | sort -u | wc -l)" -eq "$(wc -l <<<"$got")" ]
 	# every fail is a known failure (tests/known-failures.jq)
