@@ -136,7 +136,7 @@ enum field_id {
 	FLD_DIFFERENT_ANON_VMA, FLD_ACTION, FLD_MODE, FLD_FEATURES, FLD_IN, FLD_COMMENT,
 	FLD_PERMS, FLD_VM_FLAGS, FLD_PAGES, FLD_RET, FLD_EACH_PAGE, FLD_FILL,
 	FLD_KIND, FLD_SIZE,
-	FLD_GUARD_SCAN, FLD_VEC, FLD_PIDFD,
+	FLD_GUARD_SCAN, FLD_VEC, FLD_PIDFD, FLD_SOFT_DIRTY,
 	FLD__COUNT
 };
 struct field_def {
@@ -210,7 +210,7 @@ struct step {
 enum feature {
 	FEAT_PROCMAP_QUERY, FEAT_MREMAP_DONTUNMAP, FEAT_MREMAP_RELOCATE_ANON,
 	FEAT_THP, FEAT_KSM, FEAT_USERFAULTFD, FEAT_ROOT, FEAT_MSEAL, FEAT_UPROBE, FEAT_XRAY,
-	FEAT_ZERO_PAGE, FEAT_UFFD_MOVE, FEAT_GUARD_REGIONS, FEAT_ANON_PGOFF,
+	FEAT_ZERO_PAGE, FEAT_UFFD_MOVE, FEAT_GUARD_REGIONS, FEAT_ANON_PGOFF, FEAT_SOFT_DIRTY,
 	FEAT__COUNT
 };
 struct scenario {
@@ -457,6 +457,7 @@ const char *region_of(struct run *r, uint64_t start, uint64_t end, cJSON **list)
 #define PM_FILE_SHARED (1ull << 61)
 #define PM_GUARD_REGION (1ull << 58) /* Linux 6.15+: a MADV_GUARD_INSTALL marker */
 #define PM_EXCLUSIVE (1ull << 56)
+#define PM_SOFT_DIRTY (1ull << 55)
 #define PM_PFN_MASK ((1ull << 55) - 1)
 int pagemap_read(pid_t pid, uint64_t addr, uint64_t npages, uint64_t *out);
 struct page_region;

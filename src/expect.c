@@ -146,13 +146,16 @@ static int check_mapped(struct run *r, struct step *st, char *exp, char *fnd, si
 	return rc != want;
 }
 
-/* faulted: pagemap's present bit; thp: kpageflags' THP bit (root only). */
-static int check_pages(struct run *r, struct step *st, bool thp, char *exp, char *fnd, size_t len,
+/* faulted: pagemap's present bit; thp: kpageflags' THP bit (root only);
+ * soft_dirty: pagemap's soft-dirty bit (madv_populate.c's range_is_softdirty). */
+enum page_bit { PB_PRESENT, PB_THP, PB_SOFT_DIRTY };
+static int check_pages(struct run *r, struct step *st, enum page_bit what_bit, char *exp, char *fnd, size_t len,
 		       struct err *err)
 {
 	uint64_t a, l = st->f[FLD_LEN].set ? st->f[FLD_LEN].u : kinfo.page_size;
 	char ra[64];
-	bool want = thp ? st->f[FLD_THP].u : st->f[FLD_FAULTED].u;
+	bool thp = what_bit == PB_THP;
+	bool want = st->f[thp ? FLD_THP : what_bit == PB_SOFT_DIRTY ? FLD_SOFT_DIRTY : FLD_FAULTED].u;
 
 	if (addr_of(r, st, FLD_AT, 0, &a, err))
 		return -1;
@@ -171,7 +174,7 @@ static int check_pages(struct run *r, struct step *st, bool thp, char *exp, char
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		if (!thp) {
-			yes += !!(pm[i] & PM_PRESENT);
+			yes += !!(pm[i] & (what_bit == PB_SOFT_DIRTY ? PM_SOFT_DIRTY : PM_PRESENT));
 			continue;
 		}
 		uint64_t kf;
@@ -185,7 +188,7 @@ static int check_pages(struct run *r, struct step *st, bool thp, char *exp, char
 	}
 	free(pm);
 	rel(r, a, ra, sizeof(ra));
-	const char *what = thp ? "in transparent huge pages" : "present";
+	const char *what = thp ? "in transparent huge pages" : what_bit == PB_SOFT_DIRTY ? "soft-dirty" : "present";
 	snprintf(exp, len, "%s pages of %s +%" PRIu64 "p %s", want ? "all" : "no", ra, n, what);
 	snprintf(fnd, len, "%" PRIu64 " of %" PRIu64 " pages %s", yes, n, what);
 	return want ? yes != n : yes != 0;
@@ -547,10 +550,13 @@ int expect_eval(struct run *r, struct step *st, cJSON *out, struct err *err)
 		rc = check_mapped(r, st, exp, fnd, sizeof(exp), err);
 	} else if (st->f[FLD_FAULTED].set) {
 		check = "faulted";
-		rc = check_pages(r, st, false, exp, fnd, sizeof(exp), err);
+		rc = check_pages(r, st, PB_PRESENT, exp, fnd, sizeof(exp), err);
+	} else if (st->f[FLD_SOFT_DIRTY].set) {
+		check = "soft_dirty";
+		rc = check_pages(r, st, PB_SOFT_DIRTY, exp, fnd, sizeof(exp), err);
 	} else {
 		check = "thp";
-		rc = check_pages(r, st, true, exp, fnd, sizeof(exp), err);
+		rc = check_pages(r, st, PB_THP, exp, fnd, sizeof(exp), err);
 	}
 	if (rc < 0)
 		return -1;

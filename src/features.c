@@ -26,6 +26,7 @@ const char *const feature_names[FEAT__COUNT] = {
 	[FEAT_UFFD_MOVE] = "userfaultfd_move",
 	[FEAT_GUARD_REGIONS] = "guard_regions",
 	[FEAT_ANON_PGOFF] = "anon_pgoff",
+	[FEAT_SOFT_DIRTY] = "soft_dirty",
 };
 
 static struct feature_state states[FEAT__COUNT];
@@ -116,8 +117,11 @@ static int probe_zero_page(void)
 		return errno_byte(errno);
 	(void)p[0];
 	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno_byte(errno);
+	if (fd < 0) {
+		int e2 = errno;
+		munmap((void *)p, ps);
+		return errno_byte(e2);
+	}
 	ssize_t r = pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / ps * sizeof(e)));
 	int err = errno;
 	close(fd);
@@ -190,6 +194,33 @@ static int probe_anon_pgoff(void)
 	if (control != (uintptr_t)(10 * ps))
 		return ANON_PGOFF_UNSEEN;
 	return test == (uintptr_t)(10 * ps) ? ANON_PGOFF_MERGED : 0;
+}
+
+/* vm_util.c's softdirty_supported(): a page just written is soft-dirty
+ * where the kernel tracks it (CONFIG_MEM_SOFT_DIRTY); elsewhere pagemap's
+ * bit 55 is always clear. */
+#define NO_SOFT_DIRTY 249
+static int probe_soft_dirty(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+	volatile char *p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t e;
+
+	if (p == MAP_FAILED)
+		return errno_byte(errno);
+	p[0] = 1;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e2 = errno;
+		munmap((void *)p, ps);
+		return errno_byte(e2);
+	}
+	ssize_t r = pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / ps * sizeof(e)));
+	close(fd);
+	munmap((void *)p, ps);
+	if (r != (ssize_t)sizeof(e))
+		return EIO;
+	return e & PM_SOFT_DIRTY ? 0 : NO_SOFT_DIRTY;
 }
 
 static int probe_uffd(void)
@@ -270,6 +301,9 @@ static void set(enum feature f, int e, const char *what)
 			 signal_name(-e, sig, sizeof(sig)));
 	else if (e == 253)
 		snprintf(s->reason, sizeof(s->reason), "%s succeeded but lost the data", what);
+	else if (e == NO_SOFT_DIRTY)
+		snprintf(s->reason, sizeof(s->reason), "%s left pagemap's soft-dirty bit clear (no CONFIG_MEM_SOFT_DIRTY?) on %s",
+			 what, kinfo.release);
 	else if (e == ANON_PGOFF_UNSEEN)
 		snprintf(s->reason, sizeof(s->reason),
 			 "%s: not seen, as the control (moved back to where it was faulted) did not merge either, on %s",
@@ -298,6 +332,7 @@ static const struct {
 	{ FEAT_GUARD_REGIONS, probe_guard, "madvise(MADV_GUARD_INSTALL)" },
 	{ FEAT_KSM, probe_ksm, "KSM (/sys/kernel/mm/ksm, PR_GET_MEMORY_MERGE)" },
 	{ FEAT_ZERO_PAGE, probe_zero_page, "a read fault of private anonymous memory" },
+	{ FEAT_SOFT_DIRTY, probe_soft_dirty, "a write to a new private anonymous page" },
 	{ FEAT_ANON_PGOFF, probe_anon_pgoff,
 	  "mremap of a CoW-faulted private memfd mapping next to an unfaulted one at the next file offsets" },
 };

@@ -42,6 +42,7 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_FROM] = { "from", FT_ADDR, NULL, "expect: range start; userfaultfd: source of copy and move" },
 	[FLD_MAPPED] = { "mapped", FT_BOOL, NULL, "expect: some VMA contains at" },
 	[FLD_FAULTED] = { "faulted", FT_BOOL, NULL, "expect: every (or no) page of the range is present" },
+	[FLD_SOFT_DIRTY] = { "soft_dirty", FT_BOOL, NULL, "expect: every (or no) page of the range is soft-dirty (pagemap bit 55)" },
 	[FLD_THP] = { "thp", FT_BOOL, NULL, "expect: the range is (or is not) backed by huge pages" },
 	[FLD_ANON_HUGE_PAGES] = { "anon_huge_pages", FT_INT, NULL, "expect: smaps AnonHugePages of the VMA at vma, in pages (PMD-mapped THP)" },
 	[FLD_PGOFF_LINEAR] = { "pgoff_linear", FT_BOOL, NULL, "expect (x-ray): the VMA's vm_pgoff is its start in pages" },

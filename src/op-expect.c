@@ -40,6 +40,7 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		{ FLD_VMA_COUNT, { FLD__COUNT, FLD__COUNT }, { FLD_FROM, FLD_TO, FLD__COUNT } },
 		{ FLD_MAPPED, { FLD_AT, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 		{ FLD_FAULTED, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
+		{ FLD_SOFT_DIRTY, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
 		{ FLD_THP, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
 		{ FLD_ANON_HUGE_PAGES, { FLD_VMA, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 		{ FLD_PGOFF_LINEAR, { FLD_VMA, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
@@ -113,7 +114,7 @@ static const struct op_field expect_fields[] = {
 	{ FLD_PGOFF_LINEAR, false, NULL }, { FLD_FOLIOS_LINEAR, false, NULL },
 	{ FLD_SAME_ANON_VMA, false, NULL }, { FLD_DIFFERENT_ANON_VMA, false, NULL },
 	{ FLD_PERMS, false, NULL }, { FLD_VM_FLAGS, false, NULL }, { FLD_PAGES, false, NULL },
-	{ FLD_GUARD_SCAN, false, NULL }, { FLD__COUNT, false, NULL },
+	{ FLD_GUARD_SCAN, false, NULL }, { FLD_SOFT_DIRTY, false, NULL }, { FLD__COUNT, false, NULL },
 };
 
 const struct op_entry op_expect = {
