@@ -63,3 +63,27 @@ run_case() {
 	assert_failure 1
 	assert_jq 'st(0).errno' 'EEXIST'
 }
+
+@test "madv_populate_softdirty: cleared, not soft-dirty; POPULATE_READ leaves it so; POPULATE_WRITE makes every page soft-dirty" {
+	need_feature soft_dirty
+	run_case madv_populate_softdirty
+	assert_jq '[sc.expectations[] | .check] | join(",")' 'soft_dirty,soft_dirty,soft_dirty'
+	assert_jq 'sc.expectations[2].found' '512 of 512 pages soft-dirty'
+	assert_jq 'sc.expectations[1].found' '0 of 512 pages soft-dirty'
+	# the check is live: without clear_soft_dirty the new pages are soft-dirty
+	# (a new VMA is), so "not soft-dirty" fails
+	jq 'del(.steps[1])' "$ANONREMAP_SCENARIO_DIR/madv_populate_softdirty.json" >"$BATS_TEST_TMPDIR/s.json"
+	run_json "$BATS_TEST_TMPDIR/s.json"
+	assert_failure 1
+}
+
+@test "soft_dirty: the probe says why it is false, and clear_soft_dirty runs anyway" {
+	local f
+	f="$("$AR" probe | jq -c '.features.soft_dirty')"
+	if [ "$(jq -r .supported <<<"$f")" = false ]; then
+		[[ "$(jq -r .detail <<<"$f")" == *"soft-dirty bit clear (no CONFIG_MEM_SOFT_DIRTY?) on $(uname -r)"* ]]
+	fi
+	run_json -e 'mmap a at=carveout len=1p prot=rw' -e 'clear_soft_dirty'
+	assert_success
+	assert_jq 'st(1).ret' '0'
+}
