@@ -31,6 +31,27 @@ load helper
 	jq_true '.points[] | select(.variant == "plain") | .supported'
 }
 
+@test "bench: uffd_move times UFFDIO_MOVE of the same pages (data verified), or says why not; never on shmem" {
+	local supported
+	supported=$("$AR" probe | jq -r '.features.userfaultfd_move.supported')
+	run --separate-stderr "$AR" bench -V plain,uffd_move -s 4k,2m -p 0,100 -A pmd -H hugepage -B anon,shmem -r 2 -f json
+	assert_success
+	J="$BATS_TEST_TMPDIR/b.json"
+	echo "$output" >"$J"
+	# only the variants asked for, one point each per size, population and backing
+	assert_jq '[.points[].variant] | unique | join(",")' plain,uffd_move
+	assert_jq '[.points[] | select(.variant == "uffd_move")] | length' 8
+	# UFFDIO_MOVE moves private anonymous pages only: shmem is not tried
+	assert_jq '[.points[] | select(.variant == "uffd_move" and .backing == "shmem") | .errno] | unique | join(",")' EOPNOTSUPP
+	if [ "$supported" = true ]; then
+		# every anonymous move was made and its data checked after it (a
+		# mismatch is exit 3): a time and a ratio to plain for each
+		jq_true '[.points[] | select(.variant == "uffd_move" and .backing == "anon") | .supported and .median_ns > 0 and .ratio_to_plain > 0] | all'
+	else
+		assert_jq '[.points[] | select(.variant == "uffd_move" and .backing == "anon") | .errno] | unique | join(",")' EINVAL
+	fi
+}
+
 @test "bench: text table has a header and one row a point" {
 	run "$AR" bench -s 64k -p 50 -A pmd -H hugepage -V plain -r 2
 	assert_success
