@@ -185,19 +185,26 @@ static cJSON *run_strategy(const struct workload_args *a, int s, cJSON *sc, int 
 	return o;
 }
 
-/* Each strategy's time over the first one's that ran (art, unless left out). */
+static bool ran_all(const cJSON *s)
+{
+	const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "status"));
+	return st && !strcmp(st, "ran");
+}
+
+/* Each strategy's time over the first one's that ran (art, unless left
+ * out). One that stopped early has no ratio: its cycles are not all there. */
 static void ratios(cJSON *strats)
 {
 	const cJSON *base = NULL, *s;
 	cJSON_ArrayForEach(s, strats)
-		if (!base && cJSON_GetObjectItemCaseSensitive(s, "totals"))
+		if (!base && ran_all(s))
 			base = s;
 	if (!base)
 		return;
 	const cJSON *bt = cJSON_GetObjectItemCaseSensitive(base, "totals");
 	cJSON_ArrayForEach(s, strats) {
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(s, "totals");
-		if (!t)
+		if (!t || !ran_all(s))
 			continue;
 		cJSON *r = cJSON_AddObjectToObject((cJSON *)s, "ratio");
 		cJSON_AddStringToObject(r, "to", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(base, "name")));
