@@ -55,6 +55,8 @@ setup_file() {
 		*mremap_relocate_anon*) ;;
 		*xray*) [ "$("$AR" probe | jq -r .features.xray.supported)" = false ] || fail "$n skipped with the x-ray loaded" ;;
 		*root*) [ "$(id -u)" -ne 0 ] || fail "$n skipped although we are root" ;;
+		*soft_dirty*) [ "$("$AR" probe | jq -r .features.soft_dirty.supported)" = false ] ||
+			fail "$n skipped on a kernel that tracks soft-dirty bits" ;;
 		*) fail "$n skipped: requires $req" ;;
 		esac
 	done
