@@ -107,26 +107,42 @@ static int probe_relocate(void)
  * fault a zeroed page of its own, so what such a test expects ('s', no
  * RSS) is not this kernel's behaviour. */
 #define NO_ZERO_PAGE 252
-static int probe_zero_page(void)
+/* A new private anonymous page, read (write false) or written, and its
+ * pagemap entry into *e: 0, or an errno byte. Probes run in a child, but
+ * the page is unmapped all the same. */
+static int touched_page_entry(bool write, uint64_t *e)
 {
 	long ps = sysconf(_SC_PAGESIZE);
 	volatile char *p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t e;
 
 	if (p == MAP_FAILED)
 		return errno_byte(errno);
-	(void)p[0];
+	if (write)
+		p[0] = 1;
+	else
+		(void)p[0];
 	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e2 = errno;
 		munmap((void *)p, ps);
 		return errno_byte(e2);
 	}
-	ssize_t r = pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / ps * sizeof(e)));
+	ssize_t r = pread(fd, e, sizeof(*e), (off_t)((uintptr_t)p / ps * sizeof(*e)));
 	int err = errno;
 	close(fd);
-	if (r != (ssize_t)sizeof(e))
+	munmap((void *)p, ps);
+	if (r != (ssize_t)sizeof(*e))
 		return r < 0 ? errno_byte(err) : EIO;
+	return 0;
+}
+
+static int probe_zero_page(void)
+{
+	uint64_t e;
+	int rc = touched_page_entry(false, &e);
+
+	if (rc)
+		return rc;
 	if (!(e & PM_PRESENT) || (e & PM_EXCLUSIVE))
 		return NO_ZERO_PAGE;
 	return 0;
@@ -202,24 +218,11 @@ static int probe_anon_pgoff(void)
 #define NO_SOFT_DIRTY 249
 static int probe_soft_dirty(void)
 {
-	long ps = sysconf(_SC_PAGESIZE);
-	volatile char *p = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint64_t e;
+	int rc = touched_page_entry(true, &e);
 
-	if (p == MAP_FAILED)
-		return errno_byte(errno);
-	p[0] = 1;
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int e2 = errno;
-		munmap((void *)p, ps);
-		return errno_byte(e2);
-	}
-	ssize_t r = pread(fd, &e, sizeof(e), (off_t)((uintptr_t)p / ps * sizeof(e)));
-	close(fd);
-	munmap((void *)p, ps);
-	if (r != (ssize_t)sizeof(e))
-		return EIO;
+	if (rc)
+		return rc;
 	return e & PM_SOFT_DIRTY ? 0 : NO_SOFT_DIRTY;
 }
 
