@@ -514,6 +514,9 @@ struct vma_sink {
 	int (*begin)(void *ctx, size_t count);
 	int (*vma)(void *ctx, cJSON *vma);
 	void *ctx;
+	/* vma only prints and deletes what it is given: its strings may point
+	 * into a buffer the next VMA reuses, and some are raw JSON */
+	bool print_only;
 };
 int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64_t hi, const struct vma_sink *sink,
 	      struct err *err);

@@ -127,7 +127,7 @@ int cmd_maps(int argc, char **argv)
 	}
 	struct maps_out m = { .a = &a, .vs = &vs, .xray_status = a.o.xray ? cJSON_CreateObject() : NULL };
 	a.o.xray_status = m.xray_status;
-	struct vma_sink sink = { .begin = maps_begin, .vma = maps_vma, .ctx = &m };
+	struct vma_sink sink = { .begin = maps_begin, .vma = maps_vma, .ctx = &m, .print_only = true };
 	errno = 0;
 	rc = vmas_walk(&vs, &a.o, 0, UINT64_MAX, &sink, &err);
 	/* a document begun is closed, even after a read error, so it parses */

@@ -138,15 +138,9 @@ static void vma_copy(struct vma *dst, const struct vma *src)
 	dst->name = xstrdup(src->name ? src->name : "");
 }
 
-int vma_find(struct vma_src *s, uint64_t addr, bool next, struct vma *out)
+/* the file lists VMAs in address order: the first that ends above addr */
+static size_t first_ending_above(const struct vma_src *s, uint64_t addr)
 {
-	memset(out, 0, sizeof(*out));
-	if (s->query)
-		return query_one(s, addr, next, out);
-	int rc = load_cache(s);
-	if (rc)
-		return rc;
-	/* the file lists VMAs in address order: the first that ends above addr */
 	size_t lo = 0, hi = s->ncache;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -155,6 +149,18 @@ int vma_find(struct vma_src *s, uint64_t addr, bool next, struct vma *out)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+int vma_find(struct vma_src *s, uint64_t addr, bool next, struct vma *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s->query)
+		return query_one(s, addr, next, out);
+	int rc = load_cache(s);
+	if (rc)
+		return rc;
+	size_t lo = first_ending_above(s, addr);
 	if (lo < s->ncache && (s->cache[lo].start <= addr || next)) {
 		vma_copy(out, &s->cache[lo]);
 		return 1;
@@ -203,6 +209,33 @@ int vma_list(struct vma_src *s, uint64_t lo, uint64_t hi, struct vma **out, size
 	uint64_t addr = lo;
 
 	*n = 0;
+	if (!s->query) {
+		/* the parsed file is in address order: one slice of it */
+		int rc = load_cache(s);
+		if (rc) {
+			*out = NULL;
+			return rc;
+		}
+		size_t i = first_ending_above(s, lo), j = i;
+		while (j < s->ncache && s->cache[j].start < hi)
+			j++;
+		if (i == 0 && j == s->ncache) {
+			/* all of it (maps PID): the list is the cache, not a copy
+			 * of 65,000 names; the next reader parses the file again */
+			*out = s->cache;
+			*n = s->ncache;
+			s->cache = NULL;
+			s->ncache = 0;
+			s->cached = false;
+			if (!*out)
+				*out = xcalloc(1, sizeof(struct vma));
+			return 0;
+		}
+		*out = xcalloc(j > i ? j - i : 1, sizeof(struct vma));
+		for (size_t k = i; k < j; k++)
+			vma_copy(&(*out)[(*n)++], &s->cache[k]);
+		return 0;
+	}
 	*out = xcalloc(cap, sizeof(struct vma));
 	for (;;) {
 		int rc = vma_find(s, addr, true, &v);
