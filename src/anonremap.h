@@ -592,6 +592,10 @@ extern const char *const *const matrix_axis_values[MX_AXES];
 bool matrix_case_valid(const struct matrix_case *c);
 void matrix_case_id(const struct matrix_case *c, char *buf, size_t len);
 cJSON *matrix_scenario(const struct matrix_case *c, int *op_step);
+/* gen.c: a generated step's fields, as an author writes them */
+void gen_pages(cJSON *s, const char *key, long pages);                    /* "12p" */
+void gen_at(cJSON *s, const char *key, const char *region, long pages); /* "heap+4p" */
+void gen_flags(cJSON *s, const char *const *names);                      /* ["MAYMOVE", ...] */
 cJSON *matrix_outcome(const struct matrix_case *c, const cJSON *res, int op_step);
 cJSON *matrix_compare(const cJSON *A, const cJSON *B);
 

@@ -228,6 +228,27 @@ static void print_num(FILE *fp, const cJSON *o, const char *k, int w, double sca
 		fprintf(fp, " %*.0f", w, v / scale);
 }
 
+/* A cycle's row of the text table: its label is as wide as the column. */
+static const struct {
+	const char *label, *key;
+	int width;
+	bool slab; /* from the cycle's slab_delta */
+	double scale;
+} columns[] = {
+	{ "cycle", "cycle", 5, false, 1 },
+	{ "heap_vmas", "heap_vmas", 9, false, 1 },
+	{ "from_vmas", "fromspace_vmas", 9, false, 1 },
+	{ "d_vma", "vm_area_struct", 5, true, 1 },
+	{ "d_anon_vma", "anon_vma", 10, true, 1 },
+	{ "d_avc", "anon_vma_chain", 5, true, 1 },
+	{ "failed", "failed_calls", 6, false, 1 },
+	{ "verified", "verified_pages", 8, false, 1 },
+	{ "pause_us", "pause_ns", 8, false, 1000 },
+	{ "compact_us", "compact_ns", 10, false, 1000 },
+	{ "end_us", "end_ns", 6, false, 1000 },
+	{ "verify_us", "verify_ns", 9, false, 1000 },
+};
+
 static void text(const cJSON *doc, FILE *fp)
 {
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(doc, "workload");
@@ -242,22 +263,15 @@ static void text(const cJSON *doc, FILE *fp)
 		fprintf(fp, "%s\n", why ? esc_text(why) : "");
 		if (!cJSON_GetObjectItemCaseSensitive(s, "cycles"))
 			continue;
-		fprintf(fp, "  cycle heap_vmas from_vmas d_vma d_anon_vma d_avc failed verified pause_us compact_us end_us verify_us\n");
+		fputc(' ', fp);
+		for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+			fprintf(fp, " %*s", columns[i].width, columns[i].label);
+		fputc('\n', fp);
 		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(s, "cycles")) {
 			const cJSON *sl = cJSON_GetObjectItemCaseSensitive(c, "slab_delta");
-			fprintf(fp, " ");
-			print_num(fp, c, "cycle", 5, 1);
-			print_num(fp, c, "heap_vmas", 9, 1);
-			print_num(fp, c, "fromspace_vmas", 9, 1);
-			print_num(fp, sl, "vm_area_struct", 5, 1);
-			print_num(fp, sl, "anon_vma", 10, 1);
-			print_num(fp, sl, "anon_vma_chain", 5, 1);
-			print_num(fp, c, "failed_calls", 6, 1);
-			print_num(fp, c, "verified_pages", 8, 1);
-			print_num(fp, c, "pause_ns", 8, 1000);
-			print_num(fp, c, "compact_ns", 10, 1000);
-			print_num(fp, c, "end_ns", 6, 1000);
-			print_num(fp, c, "verify_ns", 9, 1000);
+			fputc(' ', fp);
+			for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+				print_num(fp, columns[i].slab ? sl : c, columns[i].key, columns[i].width, columns[i].scale);
 			fputc('\n', fp);
 			const cJSON *f;
 			cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(c, "failures"))

@@ -254,16 +254,25 @@ static void explain_non_merges(const struct dump_opts *o, const struct vma *v, s
 /* A VMA's fields. Its keys are string literals: cJSON keeps them without a
  * copy, which on 65,000 VMAs is 600,000 allocations fewer. For a sink that
  * only prints each VMA before the next is built (maps PID), the values are
- * not copied either: they are written into one buffer reused a VMA, and
- * those that need no escaping (hex addresses, perms, dev, whole numbers) go
- * in as raw JSON, which cJSON prints as they are. */
+ * not copied either: they are written into one buffer reused a VMA, as raw
+ * JSON (quoted) where cJSON would print them as they are, which it then
+ * does without its scan for characters to escape. */
 struct vma_fields {
 	bool print_only;
 	size_t used;
 	char pool[2 * (4096 + 256)];
 };
 
-/* v in the pool, quoted when raw; NULL when it does not fit */
+/* what cJSON's printer escapes: '"', '\\' and control characters */
+static bool needs_escape(const char *v)
+{
+	for (; *v; v++)
+		if (*v == '"' || *v == '\\' || (unsigned char)*v < 0x20)
+			return true;
+	return false;
+}
+
+/* v in the pool, quoted; NULL when it does not fit */
 static const char *pool_put(struct vma_fields *f, const char *v, bool quoted)
 {
 	size_t n = strlen(v), q = quoted ? 2 : 0;
@@ -280,39 +289,17 @@ static const char *pool_put(struct vma_fields *f, const char *v, bool quoted)
 	return p;
 }
 
-static bool needs_escape(const char *v)
-{
-	for (; *v; v++)
-		if (*v == '"' || *v == '\\' || (unsigned char)*v < 0x20 || (unsigned char)*v >= 0x7f)
-			return true;
-	return false;
-}
-
-static void add_ref(struct vma_fields *f, cJSON *j, const char *key, const char *v, bool raw)
-{
-	raw = raw && !needs_escape(v); /* what the kernel gave is checked, not trusted */
-	const char *p = f->print_only ? pool_put(f, v, raw) : NULL;
-	cJSON *item;
-	if (!p) {
-		item = cJSON_CreateString(v);
-	} else {
-		item = cJSON_CreateStringReference(p);
-		if (raw)
-			item->type = cJSON_Raw | cJSON_IsReference;
-	}
-	cJSON_AddItemToObjectCS(j, key, item);
-}
-
-/* any string */
 static void add_str(struct vma_fields *f, cJSON *j, const char *key, const char *v)
 {
-	add_ref(f, j, key, v, false);
-}
-
-/* a string that JSON needs not escape: [0-9a-zA-Z:.+-] */
-static void add_plain(struct vma_fields *f, cJSON *j, const char *key, const char *v)
-{
-	add_ref(f, j, key, v, true);
+	const char *p = f->print_only && !needs_escape(v) ? pool_put(f, v, true) : NULL;
+	cJSON *item;
+	if (p) {
+		item = cJSON_CreateStringReference(p);
+		item->type = cJSON_Raw | cJSON_IsReference;
+	} else {
+		item = cJSON_CreateString(v);
+	}
+	cJSON_AddItemToObjectCS(j, key, item);
 }
 
 static void add_num(struct vma_fields *f, cJSON *j, const char *key, uint64_t v)
@@ -380,17 +367,17 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 		char a[64], b[64];
 		f->used = 0;
 		hex_format(v[i].start, buf, sizeof(buf));
-		add_plain(f, j, "start", buf);
+		add_str(f, j, "start", buf);
 		hex_format(v[i].end, buf, sizeof(buf));
-		add_plain(f, j, "end", buf);
+		add_str(f, j, "end", buf);
 		if (o->run) {
 			rel_format(v[i].start, o->run->base, a, sizeof(a));
 			rel_format(v[i].end, o->run->base, b, sizeof(b));
 			snprintf(buf, sizeof(buf), "%s..%s", a, b);
-			add_plain(f, j, "rel", buf);
+			add_str(f, j, "rel", buf);
 		}
 		add_num(f, j, "pages", (v[i].end - v[i].start) / kinfo.page_size);
-		add_plain(f, j, "perms", v[i].perms);
+		add_str(f, j, "perms", v[i].perms);
 		if (o->run) {
 			cJSON *list;
 			const char *one = region_of(o->run, v[i].start, v[i].end, &list);
@@ -403,7 +390,7 @@ int vmas_walk(struct vma_src *vs, const struct dump_opts *o, uint64_t lo, uint64
 		}
 		add_num(f, j, "offset", v[i].offset);
 		vma_dev_format(&v[i], buf);
-		add_plain(f, j, "dev", buf);
+		add_str(f, j, "dev", buf);
 		add_num(f, j, "inode", v[i].inode);
 		add_str(f, j, "name", v[i].name ? v[i].name : "");
 		struct smaps_entry se_copy;

@@ -70,20 +70,6 @@ static cJSON *step(struct gen *g, const char *op)
 	return s;
 }
 
-static void add_pages(cJSON *s, const char *key, long pages)
-{
-	char b[32];
-	snprintf(b, sizeof(b), "%ldp", pages);
-	cJSON_AddStringToObject(s, key, b);
-}
-
-static void add_flags(cJSON *s, const char *const *names)
-{
-	cJSON *a = cJSON_AddArrayToObject(s, "flags");
-	for (; *names; names++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(*names));
-}
-
 /* A file target: a private, CoW-faulted mapping of the memfd f at the file
  * offset of where it is mapped, so that the file offsets of the target at
  * its destination and of its (un)faulted neighbours, mappings of f too, run
@@ -92,9 +78,9 @@ static void add_flags(cJSON *s, const char *const *names)
 static void file_of(struct gen *g, cJSON *s, long units)
 {
 	const char *f[] = { "PRIVATE", "FIXED", NULL };
-	add_flags(s, f);
+	gen_flags(s, f);
 	cJSON_AddStringToObject(s, "file", "f");
-	add_pages(s, "offset", units * g->u);
+	gen_pages(s, "offset", units * g->u);
 }
 
 static cJSON *mmap_at(struct gen *g, const char *name, long units, long len_units, const char *prot)
@@ -104,7 +90,7 @@ static cJSON *mmap_at(struct gen *g, const char *name, long units, long len_unit
 	if (name)
 		cJSON_AddStringToObject(s, "name", name);
 	cJSON_AddStringToObject(s, "at", at(g, units, b));
-	add_pages(s, "len", len_units * g->u);
+	gen_pages(s, "len", len_units * g->u);
 	cJSON_AddStringToObject(s, "prot", prot);
 	return s;
 }
@@ -114,7 +100,7 @@ static void fault_at(struct gen *g, long units, long pages)
 	char b[32];
 	cJSON *s = step(g, "fault");
 	cJSON_AddStringToObject(s, "at", at(g, units, b));
-	add_pages(s, "len", pages);
+	gen_pages(s, "len", pages);
 }
 
 static cJSON *range_step(struct gen *g, const char *op, long units)
@@ -122,7 +108,7 @@ static cJSON *range_step(struct gen *g, const char *op, long units)
 	char b[32];
 	cJSON *s = step(g, op);
 	cJSON_AddStringToObject(s, "at", at(g, units, b));
-	add_pages(s, "len", g->u);
+	gen_pages(s, "len", g->u);
 	return s;
 }
 
@@ -131,10 +117,10 @@ static cJSON *mremap_step(struct gen *g, long from, long to, const char *extra)
 	char b[32];
 	cJSON *s = step(g, "mremap");
 	cJSON_AddStringToObject(s, "at", at(g, from, b));
-	add_pages(s, "old_len", g->u);
+	gen_pages(s, "old_len", g->u);
 	cJSON_AddStringToObject(s, "to", at(g, to, b));
 	const char *f[] = { "MAYMOVE", "FIXED", extra, NULL };
-	add_flags(s, f);
+	gen_flags(s, f);
 	return s;
 }
 
@@ -154,7 +140,7 @@ static void hugepage(struct gen *g, long units, long len_units)
 	char b[32];
 	cJSON *s = step(g, "madvise");
 	cJSON_AddStringToObject(s, "at", at(g, units, b));
-	add_pages(s, "len", len_units * g->u);
+	gen_pages(s, "len", len_units * g->u);
 	cJSON_AddStringToObject(s, "advice", "hugepage");
 }
 
@@ -169,7 +155,7 @@ static void neighbour(struct gen *g, int kind, const char *name, long units, boo
 		file_of(g, s, units);
 	if (kind == N_FILE) {
 		const char *f[] = { "PRIVATE", "FIXED", NULL };
-		add_flags(s, f);
+		gen_flags(s, f);
 		cJSON_AddStringToObject(s, "file", "memfd");
 	}
 	if (thp)
@@ -211,7 +197,7 @@ cJSON *matrix_scenario(const struct matrix_case *c, int *op_step)
 	if (target == T_THP)
 		cJSON_AddItemToArray(req, cJSON_CreateString("thp"));
 	cJSON *co = cJSON_AddObjectToObject(sc, "carveout");
-	add_pages(co, "size", U_SIZE * g.u);
+	gen_pages(co, "size", U_SIZE * g.u);
 	if (target == T_THP)
 		cJSON_AddStringToObject(co, "align", "pmd");
 
@@ -225,7 +211,7 @@ cJSON *matrix_scenario(const struct matrix_case *c, int *op_step)
 			s = step(&g, "file");
 			cJSON_AddStringToObject(s, "name", "f");
 			cJSON_AddStringToObject(s, "kind", "memfd");
-			add_pages(s, "size", U_SIZE * g.u);
+			gen_pages(s, "size", U_SIZE * g.u);
 		}
 		s = mmap_at(&g, "t", lo, hi - lo, "rw");
 		if (target == T_FILE) /* the file offset of where it lands when placed */

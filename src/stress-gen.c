@@ -355,13 +355,6 @@ static void add_at(cJSON *s, const char *key, int p)
 	cJSON_AddStringToObject(s, key, b);
 }
 
-static void add_len(cJSON *s, const char *key, int n)
-{
-	char b[32];
-	snprintf(b, sizeof(b), "%dp", n);
-	cJSON_AddStringToObject(s, key, b);
-}
-
 static const char *prot_str(int prot)
 {
 	return prot == (PROT_READ | PROT_WRITE) ? "rw" : prot == PROT_READ ? "r" : "none";
@@ -393,7 +386,7 @@ cJSON *stress_op_json(const struct stress_op *op, const struct stress_pred *p)
 	cJSON_AddStringToObject(s, "op", stress_kind_names[op->kind]);
 	if (op->kind != SOP_FORK && op->kind != SOP_MREMAP) {
 		add_at(s, "at", op->a);
-		add_len(s, "len", op->n);
+		gen_pages(s, "len", op->n);
 	}
 	switch (op->kind) {
 	case SOP_MMAP:
@@ -417,8 +410,8 @@ cJSON *stress_op_json(const struct stress_op *op, const struct stress_pred *p)
 		break;
 	case SOP_MREMAP:
 		add_at(s, "at", op->a);
-		add_len(s, "old_len", op->n);
-		add_len(s, "new_len", op->new_n);
+		gen_pages(s, "old_len", op->n);
+		gen_pages(s, "new_len", op->new_n);
 		if (op->flags)
 			cJSON_AddItemToObject(s, "flags", mremap_flags_json(op->flags));
 		if (op->t >= 0)

@@ -62,27 +62,6 @@ static cJSON *wstep(struct wgen *g, const char *op)
 	return s;
 }
 
-static void add_at(cJSON *s, const char *key, const char *region, long pages)
-{
-	char b[48];
-	snprintf(b, sizeof(b), "%s+%ldp", region, pages);
-	cJSON_AddStringToObject(s, key, b);
-}
-
-static void add_len(cJSON *s, const char *key, long pages)
-{
-	char b[32];
-	snprintf(b, sizeof(b), "%ldp", pages);
-	cJSON_AddStringToObject(s, key, b);
-}
-
-static void add_flags(cJSON *s, const char *const *names)
-{
-	cJSON *a = cJSON_AddArrayToObject(s, "flags");
-	for (; *names; names++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(*names));
-}
-
 static bool chunk_live(const struct wl_params *p, int cycle, int i)
 {
 	int k = (i + cycle) % p->chunks;
@@ -120,7 +99,7 @@ cJSON *wl_art_scenario(const struct wl_params *p, int strategy)
 	if (strategy == WL_UFFD_MOVE)
 		cJSON_AddItemToArray(req, cJSON_CreateString("userfaultfd_move"));
 	cJSON *co = cJSON_AddObjectToObject(sc, "carveout");
-	add_len(co, "size", 2 * H + 3 * pmd);
+	gen_pages(co, "size", 2 * H + 3 * pmd);
 	cJSON_AddStringToObject(co, "align", "pmd");
 	cJSON_AddFalseToObject(co, "fill");
 	cJSON_AddItemToObject(sc, "steps", g.steps);
@@ -133,19 +112,19 @@ cJSON *wl_art_scenario(const struct wl_params *p, int strategy)
 		cJSON_AddItemToArray(feat, cJSON_CreateString("move"));
 	s = wstep(&g, "mmap");
 	cJSON_AddStringToObject(s, "name", "heap");
-	add_at(s, "at", "carveout", pmd);
-	add_len(s, "len", H);
+	gen_at(s, "at", "carveout", pmd);
+	gen_pages(s, "len", H);
 	cJSON_AddStringToObject(s, "prot", "rw");
 	s = wstep(&g, "mmap");
 	cJSON_AddStringToObject(s, "name", "fromspace");
-	add_at(s, "at", "carveout", H + 2 * pmd);
-	add_len(s, "len", H);
+	gen_at(s, "at", "carveout", H + 2 * pmd);
+	gen_pages(s, "len", H);
 	cJSON_AddStringToObject(s, "prot", "none");
 	for (int i = 0; i < p->chunks; i++) {
 		snprintf(label[i], sizeof(label[i]), "o%d", i);
 		s = wstep(&g, "fault");
-		add_at(s, "at", "heap", i * C);
-		add_len(s, "len", C);
+		gen_at(s, "at", "heap", i * C);
+		gen_pages(s, "len", C);
 		cJSON_AddStringToObject(s, "pattern", label[i]);
 	}
 	s = wstep(&g, "dump");
@@ -156,28 +135,28 @@ cJSON *wl_art_scenario(const struct wl_params *p, int strategy)
 		g.cur_phase = 1;
 		s = wstep(&g, "mremap");
 		cJSON_AddStringToObject(s, "at", "heap");
-		add_len(s, "old_len", H);
+		gen_pages(s, "old_len", H);
 		cJSON_AddStringToObject(s, "to", "fromspace");
 		static const char *const mv[] = { "MAYMOVE", "FIXED", "DONTUNMAP", NULL };
 		static const char *const mv_rel[] = { "MAYMOVE", "FIXED", "DONTUNMAP", "RELOCATE_ANON", NULL };
-		add_flags(s, strategy == WL_RELOCATE ? mv_rel : mv);
+		gen_flags(s, strategy == WL_RELOCATE ? mv_rel : mv);
 		cJSON_AddStringToObject(s, "name", "fromspace");
 		cJSON_AddTrueToObject(s, "may_fail");
 		if (workaround) { /* KernelPreparation(): one byte at the PMD boundary after the used part */
 			s = wstep(&g, "fault");
-			add_at(s, "at", "heap", U);
-			add_len(s, "len", 1);
+			gen_at(s, "at", "heap", U);
+			gen_pages(s, "len", 1);
 			cJSON_AddStringToObject(s, "access", "write");
 		}
 		s = wstep(&g, "userfaultfd");
 		cJSON_AddStringToObject(s, "action", "register");
 		cJSON_AddStringToObject(s, "at", "heap");
-		add_len(s, "len", U);
+		gen_pages(s, "len", U);
 		cJSON_AddStringToObject(s, "mode", "missing");
 		cJSON_AddTrueToObject(s, "may_fail");
 		s = wstep(&g, "madvise");
 		cJSON_AddStringToObject(s, "at", "heap");
-		add_len(s, "len", U);
+		gen_pages(s, "len", U);
 		cJSON_AddStringToObject(s, "advice", "dontneed");
 
 		g.cur_phase = 2;
@@ -187,34 +166,34 @@ cJSON *wl_art_scenario(const struct wl_params *p, int strategy)
 				continue;
 			s = wstep(&g, "userfaultfd");
 			cJSON_AddStringToObject(s, "action", fill_op);
-			add_at(s, "at", "heap", nlive * C);
-			add_len(s, "len", C);
-			add_at(s, "from", "fromspace", i * C);
+			gen_at(s, "at", "heap", nlive * C);
+			gen_pages(s, "len", C);
+			gen_at(s, "from", "fromspace", i * C);
 			cJSON_AddTrueToObject(s, "may_fail");
 			snprintf(next[nlive++], sizeof(next[0]), "%s", label[i]);
 		}
 		if (nlive < p->chunks) {
 			s = wstep(&g, "fault"); /* a mutator touches a page not yet mapped */
-			add_at(s, "at", "heap", nlive * C);
+			gen_at(s, "at", "heap", nlive * C);
 			cJSON_AddStringToObject(s, "access", "read");
 			cJSON_AddStringToObject(s, "signal", "SIGBUS");
 			s = wstep(&g, "userfaultfd");
 			cJSON_AddStringToObject(s, "action", "zeropage");
-			add_at(s, "at", "heap", nlive * C);
-			add_len(s, "len", (p->chunks - nlive) * C);
+			gen_at(s, "at", "heap", nlive * C);
+			gen_pages(s, "len", (p->chunks - nlive) * C);
 			cJSON_AddTrueToObject(s, "may_fail");
 		}
 		s = wstep(&g, "fault"); /* mutators allocate above the used part */
-		add_at(s, "at", "heap", U);
-		add_len(s, "len", C < pmd ? C : pmd);
+		gen_at(s, "at", "heap", U);
+		gen_pages(s, "len", C < pmd ? C : pmd);
 		snprintf(b, sizeof(b), "c%dnew", c);
 		cJSON_AddStringToObject(s, "pattern", b);
 		for (int j = 0; j < p->chunks; j++) {
 			if (j >= nlive)
 				snprintf(next[j], sizeof(next[j]), "zero");
 			s = wstep(&g, "verify");
-			add_at(s, "at", "heap", j * C);
-			add_len(s, "len", C);
+			gen_at(s, "at", "heap", j * C);
+			gen_pages(s, "len", C);
 			cJSON_AddStringToObject(s, "pattern", next[j]);
 		}
 		memcpy(label, next, sizeof(label));
@@ -223,11 +202,11 @@ cJSON *wl_art_scenario(const struct wl_params *p, int strategy)
 		s = wstep(&g, "userfaultfd");
 		cJSON_AddStringToObject(s, "action", "unregister");
 		cJSON_AddStringToObject(s, "at", "heap");
-		add_len(s, "len", U);
+		gen_pages(s, "len", U);
 		cJSON_AddTrueToObject(s, "may_fail");
 		s = wstep(&g, "madvise");
 		cJSON_AddStringToObject(s, "at", "fromspace");
-		add_len(s, "len", H);
+		gen_pages(s, "len", H);
 		cJSON_AddStringToObject(s, "advice", "dontneed");
 		s = wstep(&g, "dump");
 		snprintf(b, sizeof(b), "cycle %d", c);
