@@ -5,7 +5,7 @@
 # die() and has sourced scripts/apt-private.sh.
 #
 #   selftest_unpack CACHE SUITE PKG   the selftests' sources from PKG's .deb
-#                                     into CACHE/src (once; .done-4 marks it:
+#                                     into CACHE/src (once; .done-4 names the .deb:
 #                                     the number goes up when the set of
 #                                     files taken grows);
 #                                     prints CACHE/src
@@ -19,7 +19,8 @@
 selftest_unpack() { # CACHE SUITE PKG
 	_deb=$(apt_cached_deb "$1" "$2" "$3")
 	_src="$1/src"
-	if [ ! -f "$_src/.done-4" ]; then
+	# the mark names the .deb: another UPSTREAM_PKG in the same CACHE unpacks anew
+	if [ "$(cat "$_src/.done-4" 2>/dev/null)" != "$(basename "$_deb")" ]; then
 		rm -rf "$_src" && mkdir -p "$_src"
 		dpkg-deb --fsys-tarfile "$_deb" | tar -x -C "$_src" --wildcards './usr/src/*.tar.xz'
 		tar -xJf "$(ls "$_src"/usr/src/*.tar.xz)" -C "$_src" --strip-components=1 --wildcards \
@@ -27,7 +28,7 @@ selftest_unpack() { # CACHE SUITE PKG
 			'*/tools/testing/selftests/pidfd/*' '*/tools/testing/selftests/clone3/*' \
 			'*/include/uapi/linux/fs.h' '*/include/uapi/linux/userfaultfd.h' '*/mm/gup_test.h'
 		rm -rf "${_src:?}/usr"
-		touch "$_src/.done-4"
+		basename "$_deb" >"$_src/.done-4"
 	fi
 	echo "$_src"
 }

@@ -123,6 +123,12 @@ wantrc=0
 check "the library passes on the patched kernel but its $nknown known failures, nothing skipped, no kernel report" \
 	sh -c "[ $vmrc -eq $wantrc ] && jq -e --argjson k '$kjson' '.summary.fail == (\$k | length) and ([.scenarios[] | select(.status == \"fail\") | .name] | sort) == \$k and .summary.skip == 0 and .summary.error == 0 and .summary.pass > 0' '$out/library.json' >/dev/null"
 check "the relocate scenarios run and pass ($relocate)" test "$relocate" -ge 36
+# the guest boots with slab_nomerge: without it this kernel (no memcg)
+# merges the caches away and no dump has slab counters
+slabbed=$(jq '[.scenarios[].dumps[]?.kernel_counters.slab_active_objs | select(type == "object" and has("vm_area_struct")
+	and has("anon_vma") and has("anon_vma_chain"))] | length' "$out/library.json" 2>/dev/null || echo 0)
+check "the guest's dumps have slab counters for vm_area_struct, anon_vma, anon_vma_chain ($slabbed dumps)" \
+	test "$slabbed" -gt 0
 
 # 3. Selftest against scenario, test by test.
 src=$(readlink -f "$tree/source")
