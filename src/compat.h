@@ -47,6 +47,10 @@
 #define PR_SET_THP_DISABLE 41 /* uapi linux/prctl.h, Linux 3.15 */
 #define PR_GET_THP_DISABLE 42
 #endif
+#if !HAVE_DECL_PR_SET_MDWE
+#define PR_SET_MDWE 65 /* uapi linux/prctl.h, Linux 6.3 */
+#define PR_GET_MDWE 66
+#endif
 #if !HAVE_DECL___NR_mseal && defined(__x86_64__)
 #define __NR_mseal 462 /* arch/x86/entry/syscalls/syscall_64.tbl, Linux 6.10 */
 #endif

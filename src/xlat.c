@@ -70,6 +70,8 @@ static const struct xlat prctl_items[] = {
 	{ "PR_GET_THP_DISABLE", PR_GET_THP_DISABLE },
 	{ "PR_SET_MEMORY_MERGE", PR_SET_MEMORY_MERGE }, /* Linux 6.4 */
 	{ "PR_GET_MEMORY_MERGE", PR_GET_MEMORY_MERGE },
+	{ "PR_SET_MDWE", PR_SET_MDWE }, /* Linux 6.3: memory-deny-write-execute */
+	{ "PR_GET_MDWE", PR_GET_MDWE },
 	/* the SPEC's short spellings */
 	{ "PR_THP_DISABLE", PR_SET_THP_DISABLE },
 	{ "PR_MEMORY_MERGE", PR_SET_MEMORY_MERGE },

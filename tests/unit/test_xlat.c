@@ -88,10 +88,13 @@ static void test_madvise_prctl(void)
 	CHECK_EQ_U64(lk(&xlat_prctl, "THP_DISABLE"), 41);
 	CHECK_EQ_U64(lk(&xlat_prctl, "pr_set_thp_disable"), 41);
 	CHECK_EQ_U64(lk(&xlat_prctl, "get_thp_disable"), 42);
+	CHECK_EQ_U64(lk(&xlat_prctl, "set_mdwe"), 65);
+	CHECK_EQ_U64(lk(&xlat_prctl, "PR_GET_MDWE"), 66);
 	CHECK(lk_fails(&xlat_prctl, "merge"));
 	/* the canonical name comes first, before the short spelling */
 	CHECK_STR(xlat_name(&xlat_prctl, 67), "PR_SET_MEMORY_MERGE");
 	CHECK_STR(xlat_name(&xlat_prctl, 41), "PR_SET_THP_DISABLE");
+	CHECK_STR(xlat_name(&xlat_prctl, 65), "PR_SET_MDWE");
 }
 
 /* The numbers are the kernel's uapi ones (Linux 7.2), whatever the headers. */
