@@ -29,7 +29,7 @@ die() {
 . "$top/scripts/selftest-build.sh"
 src=$(selftest_unpack "$CACHE" "$SUITE" "$PKG")
 mm="$src/tools/testing/selftests/mm"
-tests="merge mremap_test mremap_dontunmap guard-regions madv_populate map_fixed_noreplace mlock2-tests mseal_test uffd-unit-tests"
+tests="merge mremap_test mremap_dontunmap guard-regions madv_populate map_fixed_noreplace mlock2-tests mseal_test uffd-unit-tests mdwe_test"
 # shellcheck disable=SC2086 # the tests, one a word
 selftest_build "$src" "$CACHE/build" $tests
 

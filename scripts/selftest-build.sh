@@ -48,6 +48,7 @@ selftest_build() { # SRC OUT TEST...
 		_extra=
 		case $_t in uffd-*) _extra="$_mm/uffd-common.c" ;; esac
 		gcc -O2 -w -I"$_mm/.." -I"$_out/include" -DPR_SET_MEMORY_MERGE=67 -DPR_GET_MEMORY_MERGE=68 \
+			-DPR_SET_MDWE=65 -DPR_GET_MDWE=66 -DPR_MDWE_REFUSE_EXEC_GAIN=1 -DPR_MDWE_NO_INHERIT=2 \
 			-D__NR_mseal=462 -DMREMAP_RELOCATE_ANON=8 -DMREMAP_MUST_RELOCATE_ANON=16 \
 			-DMADV_GUARD_INSTALL=102 -DMADV_GUARD_REMOVE=103 -DMAP_DROPPABLE=0x08 -DPKEY_UNRESTRICTED=0 '-D__packed=__attribute__((__packed__))' \
 			"$_mm/$_t.c" $_extra "$_mm/vm_util.c" "$_mm/hugepage_settings.c" -o "$_out/$_t" -lm -lpthread ||
