@@ -27,6 +27,7 @@ const char *const feature_names[FEAT__COUNT] = {
 	[FEAT_GUARD_REGIONS] = "guard_regions",
 	[FEAT_ANON_PGOFF] = "anon_pgoff",
 	[FEAT_SOFT_DIRTY] = "soft_dirty",
+	[FEAT_MDWE] = "mdwe",
 };
 
 static struct feature_state states[FEAT__COUNT];
@@ -288,6 +289,12 @@ static int probe_ksm(void)
 	return prctl(PR_GET_MEMORY_MERGE, 0, 0, 0, 0) < 0 ? errno_byte(errno) : 0;
 }
 
+/* read only: PR_GET_MDWE sets nothing (EINVAL before Linux 6.3) */
+static int probe_mdwe(void)
+{
+	return prctl(PR_GET_MDWE, 0L, 0L, 0L, 0L) < 0 ? errno_byte(errno) : 0;
+}
+
 static void set(enum feature f, int e, const char *what)
 {
 	struct feature_state *s = &states[f];
@@ -336,6 +343,7 @@ static const struct {
 	{ FEAT_KSM, probe_ksm, "KSM (/sys/kernel/mm/ksm, PR_GET_MEMORY_MERGE)" },
 	{ FEAT_ZERO_PAGE, probe_zero_page, "a read fault of private anonymous memory" },
 	{ FEAT_SOFT_DIRTY, probe_soft_dirty, "a write to a new private anonymous page" },
+	{ FEAT_MDWE, probe_mdwe, "prctl(PR_GET_MDWE)" },
 	{ FEAT_ANON_PGOFF, probe_anon_pgoff,
 	  "mremap of a CoW-faulted private memfd mapping next to an unfaulted one at the next file offsets" },
 };
