@@ -6,10 +6,9 @@
 # (ok N consecutive_prctl_flags.VARIANT.two_prctls, ok N mdwe.VARIANT.TEST),
 # so each scenario, and each of its variants, must pass. PR_SET_MDWE is
 # Linux 6.3: an older kernel refuses it with EINVAL, the C fixture's
-# ASSERT_EQ(ret, 0) fails there, and so would the scenarios: these tests
-# skip on such a kernel. Not translated (tests/upstream-map.txt maps them to
-# -): prctl_flags, whose calls pass 7 in arg3..arg5, which the prctl op does
-# not pass, and arm64_BTI, which skips off arm64.
+# ASSERT_EQ(ret, 0) fails there, and the scenarios require the probe's mdwe:
+# these tests skip on such a kernel. Not translated (tests/upstream-map.txt
+# maps it to -): arm64_BTI, which skips off arm64.
 
 # The jq filters below are in single quotes: their $i is jq's, not the shell's.
 # shellcheck disable=SC2016
@@ -26,9 +25,7 @@ vq() {
 }
 
 need_mdwe() {
-	if kernel_before 6 3; then
-		skip "PR_SET_MDWE is Linux 6.3; this is $(uname -r)"
-	fi
+	need_feature mdwe
 }
 
 # mdwe_case NAME VARIANT...: run scenarios/mdwe_test_NAME.json and assert
@@ -65,6 +62,19 @@ fixture_setup() {
 	vq '[range(4) as $i | [v($i).processes[] | .name] | join(",")] | join(" ")' 'main main main,child main,child'
 	vq '[(range(4)) as $i | [calls($i; "mmap")[] | .in] | unique | join(",")] | join(" ")' 'main main child child'
 	vq '[(range(2; 4)) as $i | calls($i; "exit")[] | .in] | join(",")' 'child,child'
+}
+
+@test "mdwe_test_prctl_flags: unknown flags and every non-zero unused argument are EINVAL, set and get alike" {
+	need_mdwe
+	run_json "$ANONREMAP_SCENARIO_DIR/mdwe_test_prctl_flags.json"
+	assert_success
+	assert_jq '.scenarios[0].status' 'pass'
+	assert_jq '[.scenarios[0].steps[] | [.args.option, .args.value, .args.arg3 // 0, .args.arg4 // 0, .args.arg5 // 0, .ret, .errno]] | tostring' \
+		'[["PR_SET_MDWE",2,0,0,7,-1,"EINVAL"],["PR_SET_MDWE",7,0,0,0,-1,"EINVAL"],["PR_SET_MDWE",0,7,0,0,-1,"EINVAL"],["PR_SET_MDWE",0,0,7,0,-1,"EINVAL"],["PR_SET_MDWE",0,0,0,7,-1,"EINVAL"],["PR_GET_MDWE",7,0,0,0,-1,"EINVAL"],["PR_GET_MDWE",0,7,0,0,-1,"EINVAL"],["PR_GET_MDWE",0,0,7,0,-1,"EINVAL"],["PR_GET_MDWE",0,0,0,7,-1,"EINVAL"]]'
+	# the arguments reach the kernel: the same call without arg5 is valid
+	run_json -e 'prctl option=set_mdwe value=3 arg5=7 errno=EINVAL' -e 'prctl option=get_mdwe ret=0' \
+		-e 'prctl option=set_mdwe value=3 ret=0' -e 'prctl option=get_mdwe ret=3'
+	assert_success
 }
 
 @test "mdwe_test_two_prctls: a second PR_SET_MDWE may repeat the flags, never clear REFUSE_EXEC_GAIN or change NO_INHERIT (EPERM)" {
