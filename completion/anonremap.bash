@@ -27,6 +27,7 @@ _anonremap_step()
 		flags) case $op in
 			mremap) lists=mremap-flags ;;
 			mlock) lists=mlock-flags ;;
+			mlockall) lists=mlockall-flags ;;
 			userfaultfd) lists=uffd-flags ;;
 			*) lists=mmap-flags ;;
 			esac ;;

@@ -64,7 +64,7 @@ struct xlat_table {
 	uint64_t max;        /* the kernel argument's largest value; 0: 64 bits */
 };
 extern const struct xlat_table xlat_mmap_prot, xlat_mmap_flags, xlat_mremap_flags,
-	xlat_madvise, xlat_prctl, xlat_uffd_mode, xlat_mlock_flags, xlat_uffd_features,
+	xlat_madvise, xlat_prctl, xlat_uffd_mode, xlat_mlock_flags, xlat_mlockall_flags, xlat_uffd_features,
 	xlat_uffd_flags, xlat_uffd_copy_flags, xlat_uffd_zeropage_flags, xlat_uffd_move_flags,
 	xlat_uffd_continue_flags;
 int xlat_lookup(const struct xlat_table *t, const char *name, uint64_t *val);

@@ -15,11 +15,12 @@ static const struct {
 	{ "mmap-flags", &xlat_mmap_flags }, { "mremap-flags", &xlat_mremap_flags },
 	{ "prot", &xlat_mmap_prot }, { "advice", &xlat_madvise }, { "prctl", &xlat_prctl },
 	{ "uffd-modes", &xlat_uffd_mode }, { "mlock-flags", &xlat_mlock_flags },
+	{ "mlockall-flags", &xlat_mlockall_flags },
 	{ "uffd-features", &xlat_uffd_features }, { "uffd-flags", &xlat_uffd_flags },
 };
 
 static const char *const kinds[] = { "kinds", "commands", "ops", "fields", "mmap-flags", "mremap-flags", "prot",
-				     "advice", "prctl", "uffd-modes", "mlock-flags", "uffd-features", "uffd-flags", "features", "scenarios", NULL };
+				     "advice", "prctl", "uffd-modes", "mlock-flags", "mlockall-flags", "uffd-features", "uffd-flags", "features", "scenarios", NULL };
 
 static void print_table(const struct xlat_table *t, bool short_names)
 {
@@ -87,7 +88,7 @@ int cmd_names(int argc, char **argv)
 	static const char names_doc[] =
 		"Print the names anonremap knows, one a line, from its own tables.\v"
 		"KIND is one of: kinds, commands, ops, fields [OP], mmap-flags, mremap-flags, prot, "
-		"advice, prctl, uffd-modes, mlock-flags, uffd-features, uffd-flags, features, scenarios. Bash completion reads these. Exit status: 0, 2 for an unknown KIND or op, 3 when the scenario library cannot be read.";
+		"advice, prctl, uffd-modes, mlock-flags, mlockall-flags, uffd-features, uffd-flags, features, scenarios. Bash completion reads these. Exit status: 0, 2 for an unknown KIND or op, 3 when the scenario library cannot be read.";
 	struct argp argp = { names_options, names_parse, "KIND [OP]", names_doc, NULL, NULL, NULL };
 	struct names_args a = { 0 };
 

@@ -5,10 +5,10 @@
 
 extern const struct op_entry op_mmap, op_munmap, op_mprotect, op_madvise, op_mremap,
 	op_fault, op_verify, op_fork, op_prctl, op_mseal, op_userfaultfd, op_uprobe, op_dump, op_expect, op_pause,
-	op_exit, op_mlock, op_munlock, op_file, op_process_madvise, op_clear_soft_dirty;
+	op_exit, op_mlock, op_munlock, op_mlockall, op_munlockall, op_file, op_process_madvise, op_clear_soft_dirty;
 
 const struct op_entry *const op_table[] = {
-	&op_mmap, &op_munmap, &op_mprotect, &op_madvise, &op_process_madvise, &op_mlock, &op_munlock, &op_mremap, &op_fault,
+	&op_mmap, &op_munmap, &op_mprotect, &op_madvise, &op_process_madvise, &op_mlock, &op_munlock, &op_mlockall, &op_munlockall, &op_mremap, &op_fault,
 	&op_verify, &op_fork, &op_exit, &op_prctl, &op_mseal, &op_userfaultfd, &op_uprobe, &op_dump, &op_expect, &op_pause,
 	&op_file, &op_clear_soft_dirty, NULL,
 };

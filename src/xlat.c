@@ -65,6 +65,12 @@ static const struct xlat mlock_flag_items[] = {
 };
 TABLE(xlat_mlock_flags, "mlock flag", "MLOCK_", true, mlock_flag_items, UINT32_MAX); /* unsigned int flags */
 
+static const struct xlat mlockall_flag_items[] = {
+	XLAT(MCL_CURRENT), XLAT(MCL_FUTURE),
+	XLAT(MCL_ONFAULT), /* Linux 4.4 */
+};
+TABLE(xlat_mlockall_flags, "mlockall flag", "MCL_", true, mlockall_flag_items, INT_MAX); /* int flags */
+
 static const struct xlat prctl_items[] = {
 	{ "PR_SET_THP_DISABLE", PR_SET_THP_DISABLE },
 	{ "PR_GET_THP_DISABLE", PR_GET_THP_DISABLE },

@@ -102,6 +102,11 @@ static void test_mlock_uffd(void)
 {
 	CHECK_EQ_U64(lk(&xlat_mlock_flags, "onfault"), 1);
 	CHECK_EQ_U64(lk(&xlat_mlock_flags, "MLOCK_ONFAULT"), 1);
+	CHECK_EQ_U64(lk(&xlat_mlockall_flags, "current"), 1);
+	CHECK_EQ_U64(lk(&xlat_mlockall_flags, "future"), 2);
+	CHECK_EQ_U64(lk(&xlat_mlockall_flags, "onfault"), 4);
+	CHECK_EQ_U64(lk(&xlat_mlockall_flags, "MCL_FUTURE"), 2);
+	CHECK_STR(xlat_name(&xlat_mlockall_flags, 4), "MCL_ONFAULT");
 	CHECK_EQ_U64(lk(&xlat_uffd_features, "sigbus"), 1u << 7);
 	CHECK_EQ_U64(lk(&xlat_uffd_features, "move"), 1u << 16);
 	CHECK_EQ_U64(lk(&xlat_uffd_features, "missing_shmem"), 1u << 5);
@@ -184,6 +189,8 @@ static void test_xlat_format(void)
 	CHECK_STR(buf, "0x100");
 	xlat_format(t, 0x107, buf, sizeof(buf));
 	CHECK_STR(buf, "MREMAP_MAYMOVE|MREMAP_FIXED|MREMAP_DONTUNMAP|0x100");
+	xlat_format(&xlat_mlockall_flags, 7, buf, sizeof(buf));
+	CHECK_STR(buf, "MCL_CURRENT|MCL_FUTURE|MCL_ONFAULT");
 	xlat_format(&xlat_mmap_prot, PROT_READ | PROT_WRITE, buf, sizeof(buf));
 	CHECK_STR(buf, "PROT_READ|PROT_WRITE");
 	xlat_format(&xlat_madvise, 25, buf, sizeof(buf));
