@@ -28,6 +28,7 @@ const char *const feature_names[FEAT__COUNT] = {
 	[FEAT_ANON_PGOFF] = "anon_pgoff",
 	[FEAT_SOFT_DIRTY] = "soft_dirty",
 	[FEAT_MDWE] = "mdwe",
+	[FEAT_MAP_DROPPABLE] = "map_droppable",
 };
 
 static struct feature_state states[FEAT__COUNT];
@@ -295,6 +296,16 @@ static int probe_mdwe(void)
 	return prctl(PR_GET_MDWE, 0L, 0L, 0L, 0L) < 0 ? errno_byte(errno) : 0;
 }
 
+/* EINVAL before Linux 6.11, EOPNOTSUPP on 32-bit: mlock2-tests.c skips on both */
+static int probe_droppable(void)
+{
+	void *p = mmap(NULL, kinfo.page_size, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_DROPPABLE, -1, 0);
+	if (p == MAP_FAILED)
+		return errno_byte(errno);
+	munmap(p, kinfo.page_size);
+	return 0;
+}
+
 static void set(enum feature f, int e, const char *what)
 {
 	struct feature_state *s = &states[f];
@@ -344,6 +355,7 @@ static const struct {
 	{ FEAT_ZERO_PAGE, probe_zero_page, "a read fault of private anonymous memory" },
 	{ FEAT_SOFT_DIRTY, probe_soft_dirty, "a write to a new private anonymous page" },
 	{ FEAT_MDWE, probe_mdwe, "prctl(PR_GET_MDWE)" },
+	{ FEAT_MAP_DROPPABLE, probe_droppable, "mmap(MAP_ANONYMOUS | MAP_DROPPABLE)" },
 	{ FEAT_ANON_PGOFF, probe_anon_pgoff,
 	  "mremap of a CoW-faulted private memfd mapping next to an unfaulted one at the next file offsets" },
 };

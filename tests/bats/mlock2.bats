@@ -10,8 +10,8 @@
 # are tagged asan-slow: in the ASan build it populates the sanitizer's
 # terabytes of shadow until --max-rss kills the scenario process, so their
 # tests skip there (need_plain). MAP_DROPPABLE is Linux 6.11: where mmap
-# refuses it the C skips, and so do the droppable tests below (no probe
-# feature covers it).
+# refuses it the C skips, and so do the droppable scenarios (they require
+# the probe's map_droppable) and their tests below.
 
 # The jq filters below are in single quotes: their $i is jq's, not the shell's.
 # shellcheck disable=SC2016
@@ -47,7 +47,7 @@ need_plain() {
 }
 
 need_droppable() {
-	kernel_before 6 11 && skip "MAP_DROPPABLE is Linux 6.11 (the selftest skips)"
+	need_feature map_droppable
 	[[ "$(uname -m)" == x86_64 || "$(uname -m)" == aarch64 ]] || skip "MAP_DROPPABLE is 64-bit only"
 }
 
