@@ -56,10 +56,10 @@ struct gen {
 	long u; /* pages a unit */
 };
 
-static char *at(const struct gen *g, long units, char *buf)
+/* key: "carveout+Np" for a place in units */
+static void add_at(const struct gen *g, cJSON *s, const char *key, long units)
 {
-	snprintf(buf, 32, "carveout+%ldp", units * g->u);
-	return buf;
+	gen_at(s, key, "carveout", units * g->u);
 }
 
 static cJSON *step(struct gen *g, const char *op)
@@ -85,11 +85,10 @@ static void file_of(struct gen *g, cJSON *s, long units)
 
 static cJSON *mmap_at(struct gen *g, const char *name, long units, long len_units, const char *prot)
 {
-	char b[32];
 	cJSON *s = step(g, "mmap");
 	if (name)
 		cJSON_AddStringToObject(s, "name", name);
-	cJSON_AddStringToObject(s, "at", at(g, units, b));
+	add_at(g, s, "at", units);
 	gen_pages(s, "len", len_units * g->u);
 	cJSON_AddStringToObject(s, "prot", prot);
 	return s;
@@ -97,28 +96,25 @@ static cJSON *mmap_at(struct gen *g, const char *name, long units, long len_unit
 
 static void fault_at(struct gen *g, long units, long pages)
 {
-	char b[32];
 	cJSON *s = step(g, "fault");
-	cJSON_AddStringToObject(s, "at", at(g, units, b));
+	add_at(g, s, "at", units);
 	gen_pages(s, "len", pages);
 }
 
 static cJSON *range_step(struct gen *g, const char *op, long units)
 {
-	char b[32];
 	cJSON *s = step(g, op);
-	cJSON_AddStringToObject(s, "at", at(g, units, b));
+	add_at(g, s, "at", units);
 	gen_pages(s, "len", g->u);
 	return s;
 }
 
 static cJSON *mremap_step(struct gen *g, long from, long to, const char *extra)
 {
-	char b[32];
 	cJSON *s = step(g, "mremap");
-	cJSON_AddStringToObject(s, "at", at(g, from, b));
+	add_at(g, s, "at", from);
 	gen_pages(s, "old_len", g->u);
-	cJSON_AddStringToObject(s, "to", at(g, to, b));
+	add_at(g, s, "to", to);
 	const char *f[] = { "MAYMOVE", "FIXED", extra, NULL };
 	gen_flags(s, f);
 	return s;
@@ -137,9 +133,8 @@ static void fault_target(struct gen *g, int target, long units)
  * get the advice too, or every THP cell would only say that vm_flags differ. */
 static void hugepage(struct gen *g, long units, long len_units)
 {
-	char b[32];
 	cJSON *s = step(g, "madvise");
-	cJSON_AddStringToObject(s, "at", at(g, units, b));
+	add_at(g, s, "at", units);
 	gen_pages(s, "len", len_units * g->u);
 	cJSON_AddStringToObject(s, "advice", "hugepage");
 }
@@ -171,7 +166,7 @@ cJSON *matrix_scenario(const struct matrix_case *c, int *op_step)
 	int op = c->v[MX_OP], target = c->v[MX_TARGET], prev = c->v[MX_PREV], next = c->v[MX_NEXT];
 	bool placed = c->v[MX_PLACEMENT] == 0;
 	struct gen g = { .steps = cJSON_CreateArray(), .u = target == T_THP ? 512 : 2 };
-	char id[128], b[32];
+	char id[128];
 	cJSON *sc = cJSON_CreateObject(), *s;
 
 	matrix_case_id(c, id, sizeof(id));
@@ -263,7 +258,7 @@ cJSON *matrix_scenario(const struct matrix_case *c, int *op_step)
 		cJSON_AddStringToObject(s, "action", "register");
 		s = range_step(&g, "userfaultfd", U_DST);
 		cJSON_AddStringToObject(s, "action", "move");
-		cJSON_AddStringToObject(s, "from", at(&g, U_PARK, b));
+		add_at(&g, s, "from", U_PARK);
 	}
 	/* the call under test may fail: its errno is the cell's answer */
 	cJSON_AddTrueToObject(s, "may_fail");

@@ -7,12 +7,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static int munlockall_prepare(struct run *r, struct step *st, struct call *c, cJSON *args, struct err *err)
-{
-	(void)r, (void)st, (void)c, (void)args, (void)err;
-	return 0;
-}
-
 static void munlockall_exec(const struct call *c, struct reply *rep)
 {
 	(void)c;
@@ -31,6 +25,5 @@ const struct op_entry op_munlockall = {
 	.summary = "unlock the whole process, MCL_FUTURE cleared",
 	.fields = munlockall_fields,
 	.syscall = true,
-	.prepare = munlockall_prepare,
 	.exec = munlockall_exec,
 };
