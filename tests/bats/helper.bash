@@ -8,6 +8,15 @@ bats_require_minimum_version 1.5.0
 AR="${ANONREMAP:-$BATS_TEST_DIRNAME/../../anonremap}"
 export ANONREMAP_SCENARIO_DIR="${ANONREMAP_SCENARIO_DIR:-$BATS_TEST_DIRNAME/../../scenarios}"
 
+# XSAN_RUN: the run options that leave the scenarios tagged asan-slow out
+# when "$AR" is the sanitizer build (ANONREMAP_SANITIZED=1): under ASan
+# ksm_merge's PR_SET_MEMORY_MERGE walks the shadow's terabytes for minutes,
+# and an mlockall with MCL_CURRENT populates them until --max-rss kills it.
+XSAN_RUN=()
+if [[ "${ANONREMAP_SANITIZED:-0}" == 1 ]]; then
+	XSAN_RUN=(-x asan-slow)
+fi
+
 # sanitized: "$AR" is the ASan/UBSan build (make anonremap-san).
 sanitized() {
 	grep -qa '__asan_init' "$AR"

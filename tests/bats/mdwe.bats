@@ -24,17 +24,13 @@ vq() {
 	assert_jq "$V_DEFS $1" "$2"
 }
 
-need_mdwe() {
-	need_feature mdwe
-}
-
 # mdwe_case NAME VARIANT...: run scenarios/mdwe_test_NAME.json and assert
 # that it gives one result per VARIANT, named NAME[VARIANT] in that order,
 # each passing with every step ok.
 mdwe_case() {
 	local n="mdwe_test_$1"
 	shift
-	need_mdwe
+	need_feature mdwe
 	run_json -t 120 "$ANONREMAP_SCENARIO_DIR/$n.json"
 	assert_success
 	assert_jq '.scenarios[] | .name' "$(printf "${n}[%s]\n" "$@")"
@@ -65,7 +61,7 @@ fixture_setup() {
 }
 
 @test "mdwe_test_prctl_flags: unknown flags and every non-zero unused argument are EINVAL, set and get alike" {
-	need_mdwe
+	need_feature mdwe
 	run_json "$ANONREMAP_SCENARIO_DIR/mdwe_test_prctl_flags.json"
 	assert_success
 	assert_jq '.scenarios[0].status' 'pass'
@@ -78,7 +74,7 @@ fixture_setup() {
 }
 
 @test "mdwe_test_two_prctls: a second PR_SET_MDWE may repeat the flags, never clear REFUSE_EXEC_GAIN or change NO_INHERIT (EPERM)" {
-	need_mdwe
+	need_feature mdwe
 	run_json -t 120 "$ANONREMAP_SCENARIO_DIR/mdwe_test_two_prctls.json"
 	assert_success
 	assert_jq '.scenarios[] | .name' "$(printf 'mdwe_test_two_prctls[%s]\n' can_keep_no_flags \
@@ -153,7 +149,7 @@ fixture_setup() {
 # expected to return other flags fails it; a refused mprotect leaves the
 # mapping as it was, and a NO_INHERIT parent's child may add PROT_EXEC.
 @test "mdwe: the checks bite (EACCES where success was expected, a wrong PR_GET_MDWE ret), and a refused mprotect changes nothing" {
-	need_mdwe
+	need_feature mdwe
 	steps_scen wx.json '{"op": "prctl", "option": "set_mdwe", "value": 1}' \
 		'{"op": "mmap", "name": "q", "len": "1p", "prot": "wx", "flags": ["SHARED", "ANONYMOUS"]}'
 	run_json -f json "$S"

@@ -11,16 +11,13 @@ NORM="$BATS_TEST_DIRNAME/overhead-norm.jq"
 # The whole library three ways, without ASLR so that the addresses of two
 # runs agree: the JSON result; KTAP with -R, which writes the JSON result
 # too and so must take every dump; plain KTAP, which takes none.
-# Under ASan the scenarios tagged asan-slow are left out, as scenarios.bats
-# leaves them out: ksm_merge takes minutes there, and an mlockall with
-# MCL_CURRENT populates the sanitizer's shadow until --max-rss kills it.
+# Under ASan the scenarios tagged asan-slow are left out (XSAN_RUN).
 setup_file() {
-	local d=$BATS_FILE_TMPDIR xsan=()
-	[[ "${ANONREMAP_SANITIZED:-0}" == 1 ]] && xsan=(-x asan-slow)
-	setarch -R "$AR" run -k -t 300 "${xsan[@]}" -o "$d/json.json" "$TOP"/scenarios/*.json >/dev/null 2>"$d/json.err" || true
-	setarch -R "$AR" run -k -t 300 "${xsan[@]}" -f ktap -R "$d/report.json" -o "$d/report.ktap" "$TOP"/scenarios/*.json \
+	local d=$BATS_FILE_TMPDIR
+	setarch -R "$AR" run -k -t 300 "${XSAN_RUN[@]}" -o "$d/json.json" "$TOP"/scenarios/*.json >/dev/null 2>"$d/json.err" || true
+	setarch -R "$AR" run -k -t 300 "${XSAN_RUN[@]}" -f ktap -R "$d/report.json" -o "$d/report.ktap" "$TOP"/scenarios/*.json \
 		>/dev/null 2>"$d/report.err" || true
-	setarch -R "$AR" run -k -t 300 "${xsan[@]}" -f ktap "$TOP"/scenarios/*.json >"$d/plain.ktap" 2>"$d/plain.err" || true
+	setarch -R "$AR" run -k -t 300 "${XSAN_RUN[@]}" -f ktap "$TOP"/scenarios/*.json >"$d/plain.ktap" 2>"$d/plain.err" || true
 	# ANONREMAP_BEFORE=path: a build from before the cut, whose JSON result
 	# the first test compares too (the check made when the cut was made)
 	if [ -n "${ANONREMAP_BEFORE:-}" ]; then

@@ -187,11 +187,10 @@ big() {
 }
 
 @test "replay of the whole library on the kernel that recorded it: every scenario the same" {
-	local lib="$BATS_TEST_TMPDIR/lib.json" xsan=()
+	local lib="$BATS_TEST_TMPDIR/lib.json"
 	# as scenarios.bats runs it: slow and perf are left to the VM, and the
-	# sanitized build leaves out what takes it minutes
-	[[ "${ANONREMAP_SANITIZED:-0}" == 1 ]] && xsan=(-x asan-slow)
-	"$AR" run -k -t 120 -x slow -x perf "${xsan[@]}" -f json -o "$lib" "$ANONREMAP_SCENARIO_DIR"/*.json || true
+	# sanitized build leaves out the asan-slow scenarios (XSAN_RUN)
+	"$AR" run -k -t 120 -x slow -x perf "${XSAN_RUN[@]}" -f json -o "$lib" "$ANONREMAP_SCENARIO_DIR"/*.json || true
 	n=$(jq '.scenarios | length' "$lib")
 	[ "$n" -gt 50 ]
 	# forks and kernel-placed moves are in it (what used to differ)
