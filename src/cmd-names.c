@@ -8,46 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-	const char *kind;
-	const struct xlat_table *t;
-} tables[] = {
-	{ "mmap-flags", &xlat_mmap_flags }, { "mremap-flags", &xlat_mremap_flags },
-	{ "prot", &xlat_mmap_prot }, { "advice", &xlat_madvise }, { "prctl", &xlat_prctl },
-	{ "uffd-modes", &xlat_uffd_mode }, { "mlock-flags", &xlat_mlock_flags },
-	{ "mlockall-flags", &xlat_mlockall_flags },
-	{ "uffd-features", &xlat_uffd_features }, { "uffd-flags", &xlat_uffd_flags },
-};
-
-static const char *const kinds[] = { "kinds", "commands", "ops", "fields", "mmap-flags", "mremap-flags", "prot",
-				     "advice", "prctl", "uffd-modes", "mlock-flags", "mlockall-flags", "uffd-features", "uffd-flags", "features", "scenarios", NULL };
-
-static void print_table(const struct xlat_table *t, bool short_names)
-{
-	size_t pl = strlen(t->prefix);
-	for (size_t i = 0; i < t->n; i++) {
-		const char *n = t->items[i].name;
-		if (short_names && !strncmp(n, t->prefix, pl))
-			n += pl;
-		printf("%s\n", n);
-	}
-}
-
-static int print_scenarios(void)
-{
-	DIR *d = opendir(scenario_dir());
-	struct dirent *de;
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		if (n > 5 && !strcmp(de->d_name + n - 5, ".json"))
-			printf("%.*s\n", (int)(n - 5), de->d_name);
-	}
-	closedir(d);
-	return 0;
-}
-
 struct names_args {
 	const char *kind, *op;
 	bool short_names;
@@ -83,56 +43,142 @@ static error_t names_parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
+static int print_kinds(const struct names_args *a);
+
+static int print_commands(const struct names_args *a)
+{
+	(void)a;
+	for (int i = 0; command_name(i); i++)
+		printf("%s\n", command_name(i));
+	return EXIT_PASS;
+}
+
+static int print_ops(const struct names_args *a)
+{
+	(void)a;
+	for (int i = 0; op_table[i]; i++)
+		printf("%s\n", op_table[i]->name);
+	return EXIT_PASS;
+}
+
+static int print_fields(const struct names_args *a)
+{
+	const struct op_entry *op = a->op ? op_find(a->op) : NULL;
+
+	if (a->op && !op) {
+		fprintf(stderr, "anonremap: unknown op '%s'\n", a->op);
+		return EXIT_USAGE;
+	}
+	for (int f = 0; f < FLD__COUNT; f++)
+		if (!op || op_has_field(op, f))
+			printf("%s\n", field_defs[f].key);
+	return EXIT_PASS;
+}
+
+static int print_features(const struct names_args *a)
+{
+	(void)a;
+	for (int f = 0; f < FEAT__COUNT; f++)
+		printf("%s\n", feature_names[f]);
+	return EXIT_PASS;
+}
+
+static int print_scenarios(const struct names_args *a)
+{
+	DIR *d = opendir(scenario_dir());
+	struct dirent *de;
+
+	(void)a;
+	if (!d) {
+		fprintf(stderr, "anonremap: %s: %s\n", scenario_dir(), strerror(errno));
+		return EXIT_ERROR;
+	}
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (n > 5 && !strcmp(de->d_name + n - 5, ".json"))
+			printf("%.*s\n", (int)(n - 5), de->d_name);
+	}
+	closedir(d);
+	return EXIT_PASS;
+}
+
+/* Every KIND, once: a flag table's names, or a printer of its own. The
+ * "kinds" kind, the help text and the unknown-KIND message come from this
+ * list, so a new kind is one line here. */
+static const struct kind {
+	const char *name, *args; /* args: what the help shows after the name */
+	const struct xlat_table *t;
+	int (*print)(const struct names_args *a);
+} kinds[] = {
+	{ "kinds", "", NULL, print_kinds },
+	{ "commands", "", NULL, print_commands },
+	{ "ops", "", NULL, print_ops },
+	{ "fields", " [OP]", NULL, print_fields },
+	{ "mmap-flags", "", &xlat_mmap_flags, NULL },
+	{ "mremap-flags", "", &xlat_mremap_flags, NULL },
+	{ "prot", "", &xlat_mmap_prot, NULL },
+	{ "advice", "", &xlat_madvise, NULL },
+	{ "prctl", "", &xlat_prctl, NULL },
+	{ "uffd-modes", "", &xlat_uffd_mode, NULL },
+	{ "mlock-flags", "", &xlat_mlock_flags, NULL },
+	{ "mlockall-flags", "", &xlat_mlockall_flags, NULL },
+	{ "uffd-features", "", &xlat_uffd_features, NULL },
+	{ "uffd-flags", "", &xlat_uffd_flags, NULL },
+	{ "features", "", NULL, print_features },
+	{ "scenarios", "", NULL, print_scenarios },
+};
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+static int print_kinds(const struct names_args *a)
+{
+	(void)a;
+	for (size_t k = 0; k < N_KINDS; k++)
+		printf("%s\n", kinds[k].name);
+	return EXIT_PASS;
+}
+
+static int print_table(const struct xlat_table *t, bool short_names)
+{
+	size_t pl = strlen(t->prefix);
+
+	for (size_t i = 0; i < t->n; i++) {
+		const char *n = t->items[i].name;
+		if (short_names && !strncmp(n, t->prefix, pl))
+			n += pl;
+		printf("%s\n", n);
+	}
+	return EXIT_PASS;
+}
+
 int cmd_names(int argc, char **argv)
 {
-	static const char names_doc[] =
-		"Print the names anonremap knows, one a line, from its own tables.\v"
-		"KIND is one of: kinds, commands, ops, fields [OP], mmap-flags, mremap-flags, prot, "
-		"advice, prctl, uffd-modes, mlock-flags, mlockall-flags, uffd-features, uffd-flags, features, scenarios. Bash completion reads these. Exit status: 0, 2 for an unknown KIND or op, 3 when the scenario library cannot be read.";
-	struct argp argp = { names_options, names_parse, "KIND [OP]", names_doc, NULL, NULL, NULL };
+	char doc[1024];
+	int len = snprintf(doc, sizeof(doc), "%s",
+			   "Print the names anonremap knows, one a line, from its own tables.\v"
+			   "KIND is one of:");
+	for (size_t k = 0; k < N_KINDS && len < (int)sizeof(doc); k++)
+		len += snprintf(doc + len, sizeof(doc) - len, "%s %s%s", k ? "," : "", kinds[k].name,
+				kinds[k].args);
+	if (len < (int)sizeof(doc))
+		snprintf(doc + len, sizeof(doc) - len, "%s",
+		 ". Bash completion reads these. Exit status: 0, 2 for an unknown KIND or op, "
+		 "3 when the scenario library cannot be read.");
+	struct argp argp = { names_options, names_parse, "KIND [OP]", doc, NULL, NULL, NULL };
 	struct names_args a = { 0 };
+	size_t k;
+	int rc;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return EXIT_USAGE;
-	if (!strcmp(a.kind, "kinds")) {
-		for (int k = 0; kinds[k]; k++)
-			printf("%s\n", kinds[k]);
-	} else if (!strcmp(a.kind, "commands")) {
-		for (int i = 0; command_name(i); i++)
-			printf("%s\n", command_name(i));
-	} else if (!strcmp(a.kind, "ops")) {
-		for (int i = 0; op_table[i]; i++)
-			printf("%s\n", op_table[i]->name);
-	} else if (!strcmp(a.kind, "fields")) {
-		const struct op_entry *op = a.op ? op_find(a.op) : NULL;
-		if (a.op && !op) {
-			fprintf(stderr, "anonremap: unknown op '%s'\n", a.op);
-			return EXIT_USAGE;
-		}
-		for (int f = 0; f < FLD__COUNT; f++)
-			if (!op || op_has_field(op, f))
-				printf("%s\n", field_defs[f].key);
-	} else if (!strcmp(a.kind, "features")) {
-		for (int f = 0; f < FEAT__COUNT; f++)
-			printf("%s\n", feature_names[f]);
-	} else if (!strcmp(a.kind, "scenarios")) {
-		if (print_scenarios()) {
-			fprintf(stderr, "anonremap: %s: %s\n", scenario_dir(), strerror(errno));
-			return EXIT_ERROR;
-		}
-	} else {
-		size_t i;
-		for (i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-			if (!strcmp(tables[i].kind, a.kind))
-				break;
-		if (i == sizeof(tables) / sizeof(tables[0])) {
-			fprintf(stderr, "anonremap: unknown KIND '%s'; one of:", a.kind);
-			for (int k = 0; kinds[k]; k++)
-				fprintf(stderr, " %s", kinds[k]);
-			fputc('\n', stderr);
-			return EXIT_USAGE;
-		}
-		print_table(tables[i].t, a.short_names);
+	for (k = 0; k < N_KINDS && strcmp(kinds[k].name, a.kind); k++)
+		;
+	if (k == N_KINDS) {
+		fprintf(stderr, "anonremap: unknown KIND '%s'; one of:", a.kind);
+		for (k = 0; k < N_KINDS; k++)
+			fprintf(stderr, " %s", kinds[k].name);
+		fputc('\n', stderr);
+		return EXIT_USAGE;
 	}
-	return fflush(stdout) ? EXIT_ERROR : EXIT_PASS;
+	rc = kinds[k].t ? print_table(kinds[k].t, a.short_names) : kinds[k].print(&a);
+	return fflush(stdout) ? EXIT_ERROR : rc;
 }
