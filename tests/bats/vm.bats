@@ -56,3 +56,36 @@ KMOD="$SRC/scripts/xray-kmod.sh"
 	run sh "$KMOD" --debian 6.1 --kdir /tmp
 	assert_failure 2
 }
+
+@test "anonremap-vm --initrd: with ARGS or --exec is a usage error" {
+	run sh "$VM" --debian 6.1 --initrd "$BATS_TEST_TMPDIR/i.gz" -- run x
+	assert_failure 2
+	assert_output --partial '--initrd FILE gives a console shell: no ARGS, no --exec'
+	run sh "$VM" --debian 6.1 --initrd "$BATS_TEST_TMPDIR/i.gz" --exec /bin/true
+	assert_failure 2
+	assert_output --partial 'no ARGS, no --exec'
+	run sh "$VM" --debian 6.1 --initrd "$BATS_TEST_TMPDIR/nodir/i.gz"
+	assert_failure 2
+	assert_output --partial "--initrd: no directory"
+}
+
+@test "anonremap-vm --initrd FILE: writes the initramfs, boots nothing, prints the image" {
+	command -v cpio >/dev/null || skip "no cpio (scripts/setup-vm.sh)"
+	[ -x /bin/busybox ] || [ -x /usr/bin/busybox ] || skip "no busybox (scripts/setup-vm.sh)"
+	printf 'not a kernel' >"$BATS_TEST_TMPDIR/bzImage"
+	mkdir -p "$BATS_TEST_TMPDIR/tree/sub"
+	printf 'anonremap:x\n' >"$BATS_TEST_TMPDIR/tree/sub/kselftest-list.txt"
+	run --separate-stderr sh "$VM" --kernel "$BATS_TEST_TMPDIR/bzImage" --anonremap "$AR" \
+		--tree "$BATS_TEST_TMPDIR/tree" --initrd "$BATS_TEST_TMPDIR/initrd.gz"
+	assert_success
+	assert_output "$BATS_TEST_TMPDIR/bzImage"
+	[[ $stderr == *"wrote $BATS_TEST_TMPDIR/initrd.gz"* ]]
+	x="$BATS_TEST_TMPDIR/x"
+	mkdir -p "$x"
+	(cd "$x" && gzip -dc "$BATS_TEST_TMPDIR/initrd.gz" | cpio -i -d --quiet)
+	[ -x "$x/usr/bin/anonremap" ] && [ -x "$x/bin/busybox" ]
+	[ "$(cat "$x/usr/libexec/anonremap-vm/tree/sub/kselftest-list.txt")" = anonremap:x ]
+	grep -qx 'CONSOLE_SHELL=1' "$x/etc/vm.conf"
+	grep -q "exec setsid cttyhack sh" "$x/init"
+	grep -q "export PS1='/ # '" "$x/init"
+}
