@@ -6,8 +6,10 @@
 # packages built, linted and used from a clean tree), then 'make check-vm' (the quick library
 # in Debian's 6.1 kernel under QEMU), then 'make check-relocate' (Linux 7.2
 # with the project's port of the relocate series, built and cached, under
-# QEMU). FAST=1 skips distcheck and the VMs; NO_VM=1 skips the VMs only;
-# RELOCATE=0 skips check-relocate only.
+# QEMU), then 'make check-lava' (the LAVA test definition under Debian's
+# lava-dispatcher, on 6.1 and the relocate kernel). FAST=1 skips distcheck
+# and the VMs; NO_VM=1 skips the VMs only; RELOCATE=0 skips check-relocate
+# only; LAVA=0 skips check-lava only.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/build.sh
@@ -40,6 +42,10 @@ fi
 if [ "$status" -eq 0 ] && [ "${FAST:-0}" != 1 ] && [ "${NO_VM:-0}" != 1 ] && [ "${RELOCATE:-1}" = 1 ]; then
 	make -s check-relocate >check-relocate.log 2>&1 || { status=$?; cat check-relocate.log >&2; }
 	vm_counts check-relocate.log
+fi
+if [ "$status" -eq 0 ] && [ "${FAST:-0}" != 1 ] && [ "${NO_VM:-0}" != 1 ] && [ "${LAVA:-1}" = 1 ]; then
+	make -s check-lava >check-lava.log 2>&1 || { status=$?; cat check-lava.log >&2; }
+	vm_counts check-lava.log
 fi
 echo "$pass passed, $fail failed"
 exit "$status"
