@@ -35,6 +35,12 @@ die() {
 	echo "$me: $*" >&2
 	exit 2
 }
+for k in $kernels; do
+	case $k in
+	debian-[0-9]* | relocate) ;;
+	*) die "CHECK_LAVA_KERNELS: debian-VERSION or relocate, not '$k'" ;;
+	esac
+done
 [ -x "$AR" ] || sh "$top/scripts/build.sh"
 if ! command -v qemu-system-x86_64 >/dev/null 2>&1 || ! command -v cpio >/dev/null 2>&1 ||
 	{ [ ! -x /bin/busybox ] && [ ! -x /usr/bin/busybox ]; }; then
@@ -47,15 +53,8 @@ fi
 rm -rf "$out"
 mkdir -p "$out"
 
-i=0 pass=0 fail=0
-ok() { i=$((i + 1)); pass=$((pass + 1)); echo "ok $i $*"; }
-notok() { i=$((i + 1)); fail=$((fail + 1)); echo "not ok $i $*"; }
-check() { # DESCRIPTION COMMAND...: one test point
-	d=$1
-	shift
-	if "$@"; then ok "$d"; else notok "$d"; fi
-}
-diag() { sed 's/^/# /' "$@"; }
+# shellcheck source=tests/vm/tap.sh
+. "$top/tests/vm/tap.sh"
 
 # lava-server's device-type templates, from its .deb (this machine's suite).
 # shellcheck source=scripts/apt-private.sh
@@ -116,7 +115,6 @@ for k in $kernels; do
 			jq -r '[.[] | select(.tags | index("perf")) | .file] | unique[] | sub(".*/"; "") |
 				"-S anonremap:" + sub("\\.json$"; "")' | tr '\n' ' ')
 		;;
-	*) die "CHECK_LAVA_KERNELS: debian-VERSION or relocate, not '$k'" ;;
 	esac
 	kout="$out/$k"
 	mkdir -p "$kout"

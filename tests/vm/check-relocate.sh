@@ -46,15 +46,8 @@ command -v jq >/dev/null 2>&1 || sh "$top/scripts/setup.sh"
 rm -rf "$out"
 mkdir -p "$out"
 
-i=0 pass=0 fail=0
-ok() { i=$((i + 1)); pass=$((pass + 1)); echo "ok $i $*"; }
-notok() { i=$((i + 1)); fail=$((fail + 1)); echo "not ok $i $*"; }
-check() { # DESCRIPTION COMMAND...: one test point
-	d=$1
-	shift
-	if "$@"; then ok "$d"; else notok "$d"; fi
-}
-diag() { sed 's/^/# /' "$@"; }
+# shellcheck source=tests/vm/tap.sh
+. "$top/tests/vm/tap.sh"
 
 t0=$(date +%s)
 if ! image=$(sh "$top/scripts/relocate-kernel.sh" 2>"$out/relocate-kernel.err"); then
