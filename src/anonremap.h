@@ -635,6 +635,9 @@ struct argp;
 struct argp_state;
 extern const struct argp proc_argp;
 int format_option(struct argp_state *state, const char *arg, enum out_format *f, bool ktap_ok);
+#define NAME_NOCASE 1u /* name_list_option: match without case */
+unsigned name_list_option(struct argp_state *state, const char *opt, const char *arg, const char *const *names,
+			  int n, unsigned how, const char *prefix);
 int timing_option(struct argp_state *state, const char *arg, struct compare_opts *co);
 const char *output_file_arg(struct argp_state *state, const char *opt, const char *arg);
 int result_file_arg(struct argp_state *state, int key, const char *arg, const char **file);

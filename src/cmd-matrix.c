@@ -31,19 +31,10 @@ static const struct argp_option matrix_options[] = {
 
 static void axis_option(struct argp_state *state, int axis, char *arg, unsigned *mask)
 {
-	const char *const *vals = matrix_axis_values[axis];
-	char *save = NULL;
+	char opt[32];
 
-	for (char *w = strtok_r(arg, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-		int i = 0;
-		while (vals[i] && strcmp(vals[i], w))
-			i++;
-		if (!vals[i])
-			argp_error(state, "--%s: no value '%s'", matrix_axis_names[axis], w);
-		*mask |= 1u << i;
-	}
-	if (!*mask)
-		argp_error(state, "--%s: an empty list", matrix_axis_names[axis]);
+	snprintf(opt, sizeof(opt), "--%s", matrix_axis_names[axis]);
+	*mask |= name_list_option(state, opt, arg, matrix_axis_values[axis], -1, 0, NULL);
 }
 
 static error_t matrix_parse(int key, char *arg, struct argp_state *state)

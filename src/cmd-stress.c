@@ -64,23 +64,6 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
 	return true;
 }
 
-/* A comma list of names from names[]; bit i set for names[i]. */
-static bool parse_names(char *arg, const char *const *names, int n, unsigned *mask)
-{
-	char *save = NULL;
-	*mask = 0;
-	for (char *t = strtok_r(arg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int i;
-		for (i = 0; i < n; i++)
-			if (!strcasecmp(t, names[i]))
-				break;
-		if (i == n)
-			return false;
-		*mask |= 1u << i;
-	}
-	return *mask != 0;
-}
-
 static error_t stress_parse(int key, char *arg, struct argp_state *state)
 {
 	struct stress_args *a = state->input;
@@ -109,32 +92,14 @@ static error_t stress_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--time: '%s' is not a number of seconds above 0", arg);
 		return 0;
 	case 'O':
-		if (!parse_names(arg, stress_kind_names, SOP__COUNT, &a->cfg.gen.ops))
-			argp_error(state, "--ops: not a list of mmap, munmap, mprotect, madvise, mremap, fault, fork");
+		a->cfg.gen.ops = name_list_option(state, "--ops", arg, stress_kind_names, SOP__COUNT, NAME_NOCASE, NULL);
 		a->ops_set = true;
 		return 0;
-	case 'F': {
-		char *save = NULL;
-		unsigned m = 0;
-		for (char *t = strtok_r(arg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			int i;
-			if (!strncasecmp(t, "MREMAP_", 7))
-				t += 7;
-			for (i = 0; i < 5; i++)
-				if (!strcasecmp(t, mflag_names[i]))
-					break;
-			if (i == 5)
-				argp_error(state, "--flags: '%s' is not maymove, fixed, dontunmap, relocate_anon or must_relocate_anon", t);
-			m |= 1u << i;
-		}
-		if (!m)
-			argp_error(state, "--flags: an empty list");
-		a->cfg.gen.mflags = m;
+	case 'F':
+		a->cfg.gen.mflags = name_list_option(state, "--flags", arg, mflag_names, 5, NAME_NOCASE, "MREMAP_");
 		return 0;
-	}
 	case OPT_ADVICE:
-		if (!parse_names(arg, stress_adv_names, ADV__COUNT, &a->cfg.gen.advice))
-			argp_error(state, "--advice: not a list of dontneed, pageout, cold, hugepage, nohugepage, collapse");
+		a->cfg.gen.advice = name_list_option(state, "--advice", arg, stress_adv_names, ADV__COUNT, NAME_NOCASE, NULL);
 		return 0;
 	case OPT_FORK:
 		a->cfg.fork = true;

@@ -69,23 +69,9 @@ static error_t workload_parse(int key, char *arg, struct argp_state *state)
 		if (errno || end == arg || *end || !(a->p.live >= 0 && a->p.live <= 1))
 			argp_error(state, "--live: '%s' is not a fraction from 0 to 1", arg);
 		return 0;
-	case 's': {
-		char *copy = xstrdup(arg), *save = NULL;
-		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			int i = 0;
-			while (i < WL_NSTRATEGIES && strcmp(t, wl_strategy_names[i]))
-				i++;
-			if (i == WL_NSTRATEGIES) {
-				char bad[64];
-				snprintf(bad, sizeof(bad), "%s", t);
-				free(copy); /* argp_error exits */
-				argp_error(state, "--strategy: '%s' is none of art, no-workaround, relocate, uffd-move", bad);
-			}
-			a->strategies |= 1u << i;
-		}
-		free(copy);
+	case 's':
+		a->strategies |= name_list_option(state, "--strategy", arg, wl_strategy_names, WL_NSTRATEGIES, 0, NULL);
 		return 0;
-	}
 	case 'f':
 		return format_option(state, arg, &a->format, false);
 	case 'o':

@@ -72,6 +72,47 @@ int format_option(struct argp_state *state, const char *arg, enum out_format *f,
 	return 0;
 }
 
+/* A comma-list option (--strategy, the matrix axes, stress's --ops, --flags
+ * and --advice): its names as a bit mask, bit i for names[i] (n < 0: names
+ * ends at a NULL). NAME_NOCASE matches without case; prefix, where given,
+ * may start a word (MREMAP_maymove). An unknown word or an empty list is a
+ * usage error that names the option and the names it takes. */
+unsigned name_list_option(struct argp_state *state, const char *opt, const char *arg, const char *const *names,
+			  int n, unsigned how, const char *prefix)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+	size_t pl = prefix ? strlen(prefix) : 0;
+	unsigned mask = 0;
+
+	if (n < 0)
+		for (n = 0; names[n]; n++)
+			;
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		int i;
+		if (pl && !strncasecmp(w, prefix, pl))
+			w += pl;
+		for (i = 0; i < n; i++)
+			if ((how & NAME_NOCASE) ? !strcasecmp(w, names[i]) : !strcmp(w, names[i]))
+				break;
+		if (i == n) {
+			char bad[64], list[512];
+			size_t len = 0;
+			list[0] = 0;
+			for (int k = 0; k < n && len < sizeof(list); k++)
+				len += snprintf(list + len, sizeof(list) - len, "%s%s", k ? ", " : "", names[k]);
+			snprintf(bad, sizeof(bad), "%s", w);
+			free(copy); /* argp_error exits */
+			argp_error(state, "%s: '%s' is none of: %s", opt, bad, list);
+			return 0;
+		}
+		mask |= 1u << i;
+	}
+	free(copy);
+	if (!mask)
+		argp_error(state, "%s: an empty list", opt);
+	return mask;
+}
+
 /* An output file option (-o, -R, --trace): refused before anything runs if
  * out_target would refuse it after (a directory, a block device, ...). */
 const char *output_file_arg(struct argp_state *state, const char *opt, const char *arg)

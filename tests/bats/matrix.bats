@@ -191,7 +191,7 @@ cell() {
 @test "matrix: bad options are usage errors and nothing runs" {
 	run_ar matrix --op bogus
 	assert_failure 2
-	[[ "$stderr" == *"--op: no value 'bogus'"* ]]
+	[[ "$stderr" == *"--op: 'bogus' is none of: "* ]]
 	run_ar matrix --prev ,
 	assert_failure 2
 	[[ "$stderr" == *"--prev: an empty list"* ]]
