@@ -19,7 +19,7 @@ struct matrix_args {
 
 static const struct argp_option matrix_options[] = {
 	{ "op", 'p', "LIST", 0, "operations: move, relocate, must_relocate, dontunmap, mprotect, mmap, uffd_move", 0 },
-	{ "target", 'T', "LIST", 0, "the moved or changed VMA: unfaulted, faulted, partly, thp, forked, file (a private memfd mapping)", 0 },
+	{ "target", 'T', "LIST", 0, "the moved or changed VMA: unfaulted, faulted, partly, thp, forked, file (a private memfd mapping), ksm (KSM-merged pages; needs ksmd running)", 0 },
 	{ "prev", 'P', "LIST", 0, "the neighbour before it: none, unfaulted, faulted, shared, prot, file", 0 },
 	{ "next", 'N', "LIST", 0, "the neighbour after it (as --prev)", 0 },
 	{ "placement", 'l', "LIST", 0, "placed (born where it lands: page offset linear) or unplaced", 0 },

@@ -7,7 +7,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#define KPF_KSM 21
 #define KPF_THP 22
 
 static void rel(struct run *r, uint64_t a, char *buf, size_t len)
@@ -146,16 +148,19 @@ static int check_mapped(struct run *r, struct step *st, char *exp, char *fnd, si
 	return rc != want;
 }
 
-/* faulted: pagemap's present bit; thp: kpageflags' THP bit (root only);
- * soft_dirty: pagemap's soft-dirty bit (madv_populate.c's range_is_softdirty). */
-enum page_bit { PB_PRESENT, PB_THP, PB_SOFT_DIRTY };
+/* faulted: pagemap's present bit; thp and ksm: kpageflags' THP or KSM bit
+ * (root only); soft_dirty: pagemap's soft-dirty bit (madv_populate.c's
+ * range_is_softdirty). */
+enum page_bit { PB_PRESENT, PB_THP, PB_SOFT_DIRTY, PB_KSM };
 static int check_pages(struct run *r, struct step *st, enum page_bit what_bit, char *exp, char *fnd, size_t len,
 		       struct err *err)
 {
 	uint64_t a, l = st->f[FLD_LEN].set ? st->f[FLD_LEN].u : kinfo.page_size;
 	char ra[64];
-	bool thp = what_bit == PB_THP;
-	bool want = st->f[thp ? FLD_THP : what_bit == PB_SOFT_DIRTY ? FLD_SOFT_DIRTY : FLD_FAULTED].u;
+	bool kpf = what_bit == PB_THP || what_bit == PB_KSM;
+	static const enum field_id key[] = { [PB_PRESENT] = FLD_FAULTED, [PB_THP] = FLD_THP,
+					     [PB_SOFT_DIRTY] = FLD_SOFT_DIRTY, [PB_KSM] = FLD_KSM };
+	bool want = st->f[key[what_bit]].u;
 
 	if (addr_of(r, st, FLD_AT, 0, &a, err))
 		return -1;
@@ -173,7 +178,7 @@ static int check_pages(struct run *r, struct step *st, enum page_bit what_bit, c
 		return err_set(err, "/proc/%d/pagemap: %s", (int)r->cur->pid, strerror(-rc));
 	}
 	for (uint64_t i = 0; i < n; i++) {
-		if (!thp) {
+		if (!kpf) {
 			yes += !!(pm[i] & (what_bit == PB_SOFT_DIRTY ? PM_SOFT_DIRTY : PM_PRESENT));
 			continue;
 		}
@@ -182,13 +187,16 @@ static int check_pages(struct run *r, struct step *st, enum page_bit what_bit, c
 			continue;
 		if (!(pm[i] & PM_PFN_MASK) || kpageflags_read(pm[i] & PM_PFN_MASK, &kf)) {
 			free(pm);
-			return err_set(err, "thp: /proc/kpageflags or pagemap PFNs are not readable (needs root)");
+			return err_set(err, "%s: /proc/kpageflags or pagemap PFNs are not readable (needs root)",
+				       field_defs[key[what_bit]].key);
 		}
-		yes += !!(kf & (1ull << KPF_THP));
+		yes += !!(kf & (1ull << (what_bit == PB_KSM ? KPF_KSM : KPF_THP)));
 	}
 	free(pm);
 	rel(r, a, ra, sizeof(ra));
-	const char *what = thp ? "in transparent huge pages" : what_bit == PB_SOFT_DIRTY ? "soft-dirty" : "present";
+	static const char *const words[] = { [PB_PRESENT] = "present", [PB_THP] = "in transparent huge pages",
+					     [PB_SOFT_DIRTY] = "soft-dirty", [PB_KSM] = "KSM-merged" };
+	const char *what = words[what_bit];
 	snprintf(exp, len, "%s pages of %s +%" PRIu64 "p %s", want ? "all" : "no", ra, n, what);
 	snprintf(fnd, len, "%" PRIu64 " of %" PRIu64 " pages %s", yes, n, what);
 	return want ? yes != n : yes != 0;
@@ -506,58 +514,79 @@ static int check_guard_scan(struct run *r, struct step *st, char *exp, char *fnd
 	return rc;
 }
 
-int expect_eval(struct run *r, struct step *st, cJSON *out, struct err *err)
+/* One look at the state: 0 holds, 1 does not, -1 could not be read. */
+static int check_once(struct run *r, struct step *st, const char **checkp, char *exp, char *fnd, size_t len,
+		      struct err *err)
 {
-	char exp[400], fnd[400];
 	const char *check;
 	int rc;
 
 	if (st->f[FLD_PGOFF_LINEAR].set || st->f[FLD_FOLIOS_LINEAR].set) {
 		enum field_id id = st->f[FLD_PGOFF_LINEAR].set ? FLD_PGOFF_LINEAR : FLD_FOLIOS_LINEAR;
 		check = field_defs[id].key;
-		rc = check_xray(r, st, id, exp, fnd, sizeof(exp), err);
+		rc = check_xray(r, st, id, exp, fnd, len, err);
 	} else if (st->f[FLD_SAME_ANON_VMA].set || st->f[FLD_DIFFERENT_ANON_VMA].set) {
 		bool same = st->f[FLD_SAME_ANON_VMA].set;
 		check = same ? "same_anon_vma" : "different_anon_vma";
-		rc = check_anon_vma(r, st, same, exp, fnd, sizeof(exp), err);
+		rc = check_anon_vma(r, st, same, exp, fnd, len, err);
 	} else if (st->f[FLD_ANON_HUGE_PAGES].set) {
 		check = "anon_huge_pages";
-		rc = check_huge(r, st, exp, fnd, sizeof(exp), err);
+		rc = check_huge(r, st, exp, fnd, len, err);
 	} else if (st->f[FLD_PERMS].set || st->f[FLD_VM_FLAGS].set) {
 		enum field_id id = st->f[FLD_PERMS].set ? FLD_PERMS : FLD_VM_FLAGS;
 		check = field_defs[id].key;
-		rc = check_vma_props(r, st, id, exp, fnd, sizeof(exp), err);
+		rc = check_vma_props(r, st, id, exp, fnd, len, err);
 	} else if (st->f[FLD_PAGES].set) {
 		check = "pages";
-		rc = check_page_letters(r, st, exp, fnd, sizeof(exp), err);
+		rc = check_page_letters(r, st, exp, fnd, len, err);
 	} else if (st->f[FLD_GUARD_SCAN].set) {
 		check = "guard_scan";
-		rc = check_guard_scan(r, st, exp, fnd, sizeof(exp), err);
+		rc = check_guard_scan(r, st, exp, fnd, len, err);
 	} else if (st->f[FLD_VMA].set) {
 		check = "vma";
-		rc = check_vma(r, st, exp, fnd, sizeof(exp), err);
+		rc = check_vma(r, st, exp, fnd, len, err);
 	} else if (st->f[FLD_SAME_VMA].set) {
 		check = "same_vma";
-		rc = check_same(r, st, true, exp, fnd, sizeof(exp), err);
+		rc = check_same(r, st, true, exp, fnd, len, err);
 	} else if (st->f[FLD_DIFFERENT_VMA].set) {
 		check = "different_vma";
-		rc = check_same(r, st, false, exp, fnd, sizeof(exp), err);
+		rc = check_same(r, st, false, exp, fnd, len, err);
 	} else if (st->f[FLD_VMA_COUNT].set) {
 		check = "vma_count";
-		rc = check_count(r, st, exp, fnd, sizeof(exp), err);
+		rc = check_count(r, st, exp, fnd, len, err);
 	} else if (st->f[FLD_MAPPED].set) {
 		check = "mapped";
-		rc = check_mapped(r, st, exp, fnd, sizeof(exp), err);
+		rc = check_mapped(r, st, exp, fnd, len, err);
 	} else if (st->f[FLD_FAULTED].set) {
 		check = "faulted";
-		rc = check_pages(r, st, PB_PRESENT, exp, fnd, sizeof(exp), err);
+		rc = check_pages(r, st, PB_PRESENT, exp, fnd, len, err);
 	} else if (st->f[FLD_SOFT_DIRTY].set) {
 		check = "soft_dirty";
-		rc = check_pages(r, st, PB_SOFT_DIRTY, exp, fnd, sizeof(exp), err);
+		rc = check_pages(r, st, PB_SOFT_DIRTY, exp, fnd, len, err);
+	} else if (st->f[FLD_KSM].set) {
+		check = "ksm";
+		rc = check_pages(r, st, PB_KSM, exp, fnd, len, err);
 	} else {
 		check = "thp";
-		rc = check_pages(r, st, PB_THP, exp, fnd, sizeof(exp), err);
+		rc = check_pages(r, st, PB_THP, exp, fnd, len, err);
 	}
+	*checkp = check;
+	return rc;
+}
+
+/* With within_ms, a check that does not hold yet is looked at again every
+ * 10 ms until it does or the time is up: what ksmd or khugepaged do happens
+ * in the background, and the result says how long it took. */
+int expect_eval(struct run *r, struct step *st, cJSON *out, struct err *err)
+{
+	char exp[400], fnd[400];
+	const char *check;
+	bool retry = st->f[FLD_WITHIN_MS].set;
+	uint64_t t0 = now_ns(), limit = retry ? (uint64_t)st->f[FLD_WITHIN_MS].i * 1000000 : 0;
+	int rc;
+
+	while ((rc = check_once(r, st, &check, exp, fnd, sizeof(exp), err)) == 1 && now_ns() - t0 < limit)
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
 	if (rc < 0)
 		return -1;
 	cJSON_AddNumberToObject(out, "step", st->index);
@@ -565,5 +594,7 @@ int expect_eval(struct run *r, struct step *st, cJSON *out, struct err *err)
 	cJSON_AddBoolToObject(out, "ok", rc == 0);
 	cJSON_AddStringToObject(out, "expected", exp);
 	cJSON_AddStringToObject(out, "found", fnd);
+	if (retry)
+		cJSON_AddNumberToObject(out, "waited_ms", (double)((now_ns() - t0) / 1000000));
 	return rc;
 }

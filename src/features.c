@@ -29,6 +29,7 @@ const char *const feature_names[FEAT__COUNT] = {
 	[FEAT_SOFT_DIRTY] = "soft_dirty",
 	[FEAT_MDWE] = "mdwe",
 	[FEAT_MAP_DROPPABLE] = "map_droppable",
+	[FEAT_KSM_RUNNING] = "ksm_running",
 };
 
 static struct feature_state states[FEAT__COUNT];
@@ -399,6 +400,19 @@ static void probe(enum feature f)
 		states[f].ok = xray_available(states[f].reason, sizeof(states[f].reason));
 		if (states[f].ok)
 			snprintf(states[f].reason, sizeof(states[f].reason), "%s is readable", XRAY_DATA);
+		break;
+	case FEAT_KSM_RUNNING:
+		/* a machine setting, not the kernel's: ksmd merges pages only
+		 * while run is 1 (anonremap-vm --ksm sets it in a guest) */
+		states[f].probed = true;
+		rc = read_small_file("/sys/kernel/mm/ksm/run", buf, sizeof(buf));
+		states[f].ok = !rc && !strcmp(buf, "1");
+		if (rc)
+			snprintf(states[f].reason, sizeof(states[f].reason), "/sys/kernel/mm/ksm/run: %s (no CONFIG_KSM?)",
+				 errno_name(-rc));
+		else
+			snprintf(states[f].reason, sizeof(states[f].reason), "/sys/kernel/mm/ksm/run is %s%s", buf,
+				 states[f].ok ? " (ksmd is merging)" : ", so ksmd merges nothing (1 starts it)");
 		break;
 	case FEAT_ROOT:
 		states[f].probed = true;

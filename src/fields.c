@@ -67,6 +67,8 @@ const struct field_def field_defs[FLD__COUNT] = {
 	[FLD_GUARD_SCAN] = { "guard_scan", FT_STR, NULL, "expect: the guard regions PAGEMAP_SCAN finds from 'at', g or . a page" },
 	[FLD_VEC] = { "vec", FT_RANGES, NULL, "process_madvise: the ranges, [[at, len], ...] (text form vec=A:L,A:L), 1 to 8" },
 	[FLD_PIDFD] = { "pidfd", FT_ENUM, pidfd_choices, "process_madvise: self (PIDFD_SELF, default) or open (pidfd_open of the process)" },
+	[FLD_KSM] = { "ksm", FT_BOOL, NULL, "expect: every (or no) page of the range is a KSM page (kpageflags bit 21; root only)" },
+	[FLD_WITHIN_MS] = { "within_ms", FT_INT, NULL, "expect: retry the check until it holds or this many milliseconds (1 to 60000) pass, as for ksmd's merging" },
 	[FLD_FILL] = { "fill", FT_BYTE, NULL, "fault: write this byte over the range; verify: every byte is it" },
 };
 

@@ -10,7 +10,7 @@
 const char *const matrix_axis_names[MX_AXES] = { "op", "target", "prev", "next", "placement" };
 
 static const char *const ops[] = { "move", "relocate", "must_relocate", "dontunmap", "mprotect", "mmap", "uffd_move", NULL };
-static const char *const targets[] = { "unfaulted", "faulted", "partly", "thp", "forked", "file", NULL };
+static const char *const targets[] = { "unfaulted", "faulted", "partly", "thp", "forked", "file", "ksm", NULL };
 static const char *const neighbours[] = { "none", "unfaulted", "faulted", "shared", "prot", "file", NULL };
 static const char *const placements[] = { "placed", "unplaced", NULL };
 
@@ -21,7 +21,7 @@ const char *const *const matrix_axis_values[MX_AXES] = { ops, targets, neighbour
 enum { U_PREV = 4, U_DST = 5, U_NEXT = 6, U_PARK = 10, U_SIZE = 16 };
 
 enum { OP_MOVE, OP_RELOCATE, OP_MUST, OP_DONTUNMAP, OP_MPROTECT, OP_MMAP, OP_UFFD_MOVE };
-enum { T_UNFAULTED, T_FAULTED, T_PARTLY, T_THP, T_FORKED, T_FILE };
+enum { T_UNFAULTED, T_FAULTED, T_PARTLY, T_THP, T_FORKED, T_FILE, T_KSM };
 enum { N_NONE, N_UNFAULTED, N_FAULTED, N_SHARED, N_PROT, N_FILE };
 
 static bool is_move(int op)
@@ -120,13 +120,25 @@ static cJSON *mremap_step(struct gen *g, long from, long to, const char *extra)
 	return s;
 }
 
-/* The target's pages as its state says: none, the first page, or all. */
+/* The target's pages as its state says: none, the first page, or all. A
+ * KSM target's pages are all one byte, so that ksmd merges them into one
+ * KSM page; the operation waits until kpageflags says it has (ksmd scans
+ * in the background: 30 s leaves room for a guest under TCG). */
 static void fault_target(struct gen *g, int target, long units)
 {
-	if (target == T_PARTLY)
+	if (target == T_PARTLY) {
 		fault_at(g, units, 1);
-	else if (target != T_UNFAULTED)
+	} else if (target == T_KSM) {
 		fault_at(g, units, g->u);
+		cJSON_AddNumberToObject(cJSON_GetArrayItem(g->steps, cJSON_GetArraySize(g->steps) - 1), "fill", 'k');
+		cJSON *s = step(g, "expect");
+		add_at(g, s, "at", units);
+		gen_pages(s, "len", g->u);
+		cJSON_AddTrueToObject(s, "ksm");
+		cJSON_AddNumberToObject(s, "within_ms", 30000);
+	} else if (target != T_UNFAULTED) {
+		fault_at(g, units, g->u);
+	}
 }
 
 /* A THP target carries VM_HUGEPAGE from its MADV_HUGEPAGE: its neighbours
@@ -191,11 +203,24 @@ cJSON *matrix_scenario(const struct matrix_case *c, int *op_step)
 		cJSON_AddItemToArray(req, cJSON_CreateString("userfaultfd_move"));
 	if (target == T_THP)
 		cJSON_AddItemToArray(req, cJSON_CreateString("thp"));
+	if (target == T_KSM) {
+		cJSON_AddItemToArray(req, cJSON_CreateString("ksm"));
+		cJSON_AddItemToArray(req, cJSON_CreateString("ksm_running"));
+		cJSON_AddItemToArray(req, cJSON_CreateString("root"));
+	}
 	cJSON *co = cJSON_AddObjectToObject(sc, "carveout");
 	gen_pages(co, "size", U_SIZE * g.u);
 	if (target == T_THP)
 		cJSON_AddStringToObject(co, "align", "pmd");
 
+	/* PR_SET_MEMORY_MERGE makes every VMA of the process VM_MERGEABLE, the
+	 * neighbours made after it too: else each would differ from a KSM
+	 * target in that flag alone, as MADV_MERGEABLE of the target would. */
+	if (target == T_KSM) {
+		s = step(&g, "prctl");
+		cJSON_AddStringToObject(s, "option", "memory_merge");
+		cJSON_AddNumberToObject(s, "value", 1);
+	}
 	/* The target first, alone (or with the neighbours it shares an
 	 * anon_vma with), so that no other neighbour merges with it and takes
 	 * its anon_vma before the operation under test. */

@@ -42,6 +42,7 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		{ FLD_FAULTED, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
 		{ FLD_SOFT_DIRTY, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
 		{ FLD_THP, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
+		{ FLD_KSM, { FLD_AT, FLD__COUNT }, { FLD_LEN, FLD__COUNT, FLD__COUNT } },
 		{ FLD_ANON_HUGE_PAGES, { FLD_VMA, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 		{ FLD_PGOFF_LINEAR, { FLD_VMA, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
 		{ FLD_FOLIOS_LINEAR, { FLD_VMA, FLD__COUNT }, { FLD__COUNT, FLD__COUNT, FLD__COUNT } },
@@ -67,9 +68,10 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 		found = i;
 	}
 	if (found < 0)
-		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp, anon_huge_pages, pgoff_linear, folios_linear, same_anon_vma, different_anon_vma, perms, vm_flags, pages or guard_scan)");
+		return err_set(err, "expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp, ksm, anon_huge_pages, pgoff_linear, folios_linear, same_anon_vma, different_anon_vma, perms, vm_flags, pages or guard_scan)");
 	for (int f = 0; f < FLD__COUNT; f++) {
-		if (!st->f[f].set || f == (int)shapes[found].key || f == FLD_COMMENT || f == FLD_IN)
+		if (!st->f[f].set || f == (int)shapes[found].key || f == FLD_COMMENT || f == FLD_IN ||
+		    f == FLD_WITHIN_MS)
 			continue;
 		bool ok = false;
 		for (int k = 0; k < 2; k++)
@@ -86,6 +88,9 @@ static int expect_check(struct scenario *sc, struct step *st, struct err *err)
 			return err_set(err, "%s: required by a '%s' check", field_defs[n].key,
 				       field_defs[shapes[found].key].key);
 	}
+	if (st->f[FLD_WITHIN_MS].set && (st->f[FLD_WITHIN_MS].i < 1 || st->f[FLD_WITHIN_MS].i > 60000))
+		return err_set(err, "within_ms: expected 1 to 60000 milliseconds, got %lld",
+			       (long long)st->f[FLD_WITHIN_MS].i);
 	return check_letters(st, err);
 }
 
@@ -114,12 +119,13 @@ static const struct op_field expect_fields[] = {
 	{ FLD_PGOFF_LINEAR, false, NULL }, { FLD_FOLIOS_LINEAR, false, NULL },
 	{ FLD_SAME_ANON_VMA, false, NULL }, { FLD_DIFFERENT_ANON_VMA, false, NULL },
 	{ FLD_PERMS, false, NULL }, { FLD_VM_FLAGS, false, NULL }, { FLD_PAGES, false, NULL },
-	{ FLD_GUARD_SCAN, false, NULL }, { FLD_SOFT_DIRTY, false, NULL }, { FLD__COUNT, false, NULL },
+	{ FLD_GUARD_SCAN, false, NULL }, { FLD_SOFT_DIRTY, false, NULL }, { FLD_KSM, false, NULL },
+	{ FLD_WITHIN_MS, false, NULL }, { FLD__COUNT, false, NULL },
 };
 
 const struct op_entry op_expect = {
 	.name = "expect",
-	.summary = "assert VMA bounds, merges, counts, presence, faults or THP",
+	.summary = "assert VMA bounds, merges, counts, presence, faults, THP or KSM",
 	.fields = expect_fields,
 	.check = expect_check,
 	.after = expect_after,

@@ -308,6 +308,7 @@ static void an_expectation(struct chk *c, cJSON *e)
 	field(c, e, "check", T_STR, false);
 	field(c, e, "ok", T_BOOL, false);
 	field(c, e, "expected", T_STR, false);
+	field(c, e, "waited_ms", T_COUNT, false);
 	/* found: any JSON; compared whole, printed only when a string */
 }
 

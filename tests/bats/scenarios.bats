@@ -49,6 +49,7 @@ setup_file() {
 		case $req in
 		*mremap_relocate_anon*) ;;
 		*xray*) [ "$("$AR" probe | jq -r .features.xray.supported)" = false ] || fail "$n skipped with the x-ray loaded" ;;
+		*ksm_running*) [ "$(cat /sys/kernel/mm/ksm/run 2>/dev/null)" != 1 ] || fail "$n skipped with ksmd running" ;;
 		*root*) [ "$(id -u)" -ne 0 ] || fail "$n skipped although we are root" ;;
 		*soft_dirty*) [ "$("$AR" probe | jq -r .features.soft_dirty.supported)" = false ] ||
 			fail "$n skipped on a kernel that tracks soft-dirty bits" ;;

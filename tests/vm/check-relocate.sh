@@ -22,7 +22,10 @@
 #     measured in that one run (TCG's clock is emulated: ratios only);
 #  6. the library as a kselftest collection (scripts/kselftest-install.sh)
 #     under the kernel's own run_kselftest.sh, perf aside: every scenario
-#     once, each ok.
+#     once, each ok;
+#  7. the matrix's ksm target with ksmd running (anonremap-vm --ksm, as for
+#     2 and 6): every cell runs, each is the faulted target's but UFFDIO_MOVE
+#     (EBUSY), and three cells agree with their hand-written scenarios.
 #
 # Any boot whose kernel log has a WARNING/BUG/lockdep/... report fails
 # (anonremap-vm's exit 5). Results and console logs are kept in
@@ -94,8 +97,8 @@ for t in merge mremap_test; do
 done
 
 # 2. The library, slow cases included (the 2 GiB mremap_test moves), in one
-# boot with the x-ray and swap.
-vm library --xray --kdir "$tree" --swap 256M -- run -f json -k -t 300 -x perf \
+# boot with the x-ray, swap and ksmd (for the scenarios that need ksm_running).
+vm library --xray --kdir "$tree" --swap 256M --ksm -- run -f json -k -t 300 -x perf \
 	-o "$out/library.json" "$top"/scenarios/*.json
 jq -r '.scenarios[] | select(.status != "pass") | "\(.name): \(.status): \(.reason)"' \
 	"$out/library.json" 2>/dev/null | diag || true
@@ -175,7 +178,7 @@ perf=$(ANONREMAP_SCENARIO_DIR="$top/scenarios" "$AR" list -f json |
 	jq -r '[.[] | select(.tags | index("perf")) | .file] | unique[] | sub(".*/"; "") | " -S anonremap:" + sub("\\.json$"; "")' | tr -d '\n')
 want=$(($(ls "$top"/scenarios/*.json | wc -l) - $(echo "$perf" | wc -w) / 2))
 # shellcheck disable=SC2086
-vm kselftest --xray --kdir "$tree" --tree "$ks" --exec "$ks/run_kselftest.sh" -- -c anonremap $perf
+vm kselftest --xray --kdir "$tree" --ksm --tree "$ks" --exec "$ks/run_kselftest.sh" -- -c anonremap $perf
 got=$(grep -c '^ok [0-9]* selftests: anonremap: [^ ]*$' "$out/kselftest.stdout" || true)
 kgot=0
 for n in $known; do
@@ -185,6 +188,33 @@ grep -E '^not ok|^ok .* # SKIP' "$out/kselftest.stdout" | diag || true
 grep '^# Totals' "$out/kselftest.stdout" | tail -n 1 | diag || true
 check "run_kselftest.sh -c anonremap: every scenario once, each ok but the $nknown known failures, none skipped ($got of $want ok, $kgot known not ok)" \
 	sh -c "[ $vmrc -eq $wantrc ] && [ $got -eq $((want - nknown)) ] && [ $kgot -eq $nknown ] && [ \$(grep -c '^\(not \)\{0,1\}ok [0-9]* selftests: anonremap: ' '$out/kselftest.stdout') -eq $want ]"
+
+# 7. The matrix's ksm target (issue 20) with ksmd running: every cell runs
+# (ksmd merged the target's pages in time), every mremap and mprotect cell is
+# the faulted target's (mremap unmerges KSM pages before it moves them), and
+# UFFDIO_MOVE, which does not, fails with EBUSY. The hand-written scenarios
+# of three cells (step 2's library run) give the same answers.
+vm matrix-ksm --ksm -- matrix -f json -o "$out/matrix-ksm.json" --target ksm,faulted
+m="$out/matrix-ksm.json"
+jq -r '.matrix.cases | map(select(.status == "ran")) | group_by([.op, .prev, .next, .placement])[]
+	| select(length == 2 and (.[0].merged != .[1].merged or .[0].errno != .[1].errno or .[0].vmas != .[1].vmas))
+	| "\(.[0].op) prev \(.[0].prev) next \(.[0].next) \(.[0].placement): " + (map("\(.target) \(.merged)/\(.errno // "-")/\(.vmas)") | join(", "))' \
+	"$m" 2>/dev/null | diag || true
+ksm_ran=$(jq '[.matrix.cases[] | select(.target == "ksm" and .status == "ran")] | length' "$m" 2>/dev/null || echo 0)
+check "matrix: every ksm cell ran with ksmd running ($ksm_ran)" \
+	sh -c "[ $vmrc -eq 0 ] && jq -e '[.matrix.cases[] | select(.target == \"ksm\")] | length > 0 and all(.status == \"ran\")' '$m' >/dev/null"
+check "matrix: a ksm target is the faulted one in every mremap and mprotect cell, and UFFDIO_MOVE of it fails with EBUSY" \
+	jq -e '[.matrix.cases[] | select(.status == "ran")] | group_by([.op, .prev, .next, .placement])
+		| all(length == 2 and (if .[0].op == "uffd_move"
+			then (map(select(.target == "ksm"))[0].errno == "EBUSY") and (map(select(.target == "faulted"))[0].errno == null)
+			else .[0].merged == .[1].merged and .[0].errno == .[1].errno and .[0].vmas == .[1].vmas end))' "$m"
+cell() { jq -r --arg id "$1" '.matrix.cases[] | select(.id == $id) | "\(.merged)/\(.errno // "-")"' "$m" 2>/dev/null; }
+status() { jq -r --arg n "$1" '.scenarios[] | select(.name == $n) | .status' "$out/library.json" 2>/dev/null; }
+check "ksm cells agree with their hand-written scenarios (prev/-, none/EBUSY, prev/-; all pass)" \
+	sh -c "[ '$(cell matrix_move_ksm_prev_unfaulted_next_none_placed)' = prev/- ] &&
+		[ '$(cell matrix_uffd_move_ksm_prev_none_next_none_placed)' = none/EBUSY ] &&
+		[ '$(cell matrix_must_relocate_ksm_prev_faulted_next_none_unplaced)' = prev/- ] &&
+		[ '$(status ksm_pages_move_to_unfaulted_prev)$(status ksm_pages_uffd_move_ebusy)$(status mremap_relocate_anon_ksm_pages)' = passpasspass ]"
 
 echo "# check-relocate: $(($(date +%s) - t0)) s; results in $out"
 echo "$pass passed, $fail failed"
