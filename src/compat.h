@@ -47,6 +47,9 @@
 #define PR_SET_THP_DISABLE 41 /* uapi linux/prctl.h, Linux 3.15 */
 #define PR_GET_THP_DISABLE 42
 #endif
+#if !HAVE_DECL_PR_THP_DISABLE_EXCEPT_ADVISED
+#define PR_THP_DISABLE_EXCEPT_ADVISED (1 << 1) /* uapi linux/prctl.h, Linux 6.18 */
+#endif
 #if !HAVE_DECL_PR_SET_MDWE
 #define PR_SET_MDWE 65 /* uapi linux/prctl.h, Linux 6.3 */
 #define PR_GET_MDWE 66

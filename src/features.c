@@ -30,6 +30,10 @@ const char *const feature_names[FEAT__COUNT] = {
 	[FEAT_MDWE] = "mdwe",
 	[FEAT_MAP_DROPPABLE] = "map_droppable",
 	[FEAT_KSM_RUNNING] = "ksm_running",
+	[FEAT_THP_ALWAYS] = "thp_always",
+	[FEAT_THP_MADVISE] = "thp_madvise",
+	[FEAT_THP_NEVER] = "thp_never",
+	[FEAT_THP_DISABLE_EXCEPT_ADVISED] = "thp_disable_except_advised",
 };
 
 static struct feature_state states[FEAT__COUNT];
@@ -297,6 +301,13 @@ static int probe_mdwe(void)
 	return prctl(PR_GET_MDWE, 0L, 0L, 0L, 0L) < 0 ? errno_byte(errno) : 0;
 }
 
+/* EINVAL before Linux 6.18, where prctl_thp_disable.c's fixture skips;
+ * it changes only the throwaway child */
+static int probe_thp_except_advised(void)
+{
+	return prctl(PR_SET_THP_DISABLE, 1L, (long)PR_THP_DISABLE_EXCEPT_ADVISED, 0L, 0L) < 0 ? errno_byte(errno) : 0;
+}
+
 /* EINVAL before Linux 6.11, EOPNOTSUPP on 32-bit: mlock2-tests.c skips on both */
 static int probe_droppable(void)
 {
@@ -305,6 +316,35 @@ static int probe_droppable(void)
 		return errno_byte(errno);
 	munmap(p, kinfo.page_size);
 	return 0;
+}
+
+/* The system THP mode as prctl_thp_disable.c's fixture sets it: enabled
+ * is [mode], and the PMD size's own setting (Linux 6.8) inherits it. A
+ * setting of the machine, which anonremap only reads (anonremap-vm --thp
+ * sets it in a guest). */
+static void probe_thp_mode(enum feature f, const char *mode)
+{
+	struct feature_state *s = &states[f];
+	char path[96], buf[64], pmd[64] = "";
+
+	s->probed = true;
+	int rc = sysfs_bracketed("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf));
+	if (rc) {
+		snprintf(s->reason, sizeof(s->reason), "/sys/kernel/mm/transparent_hugepage/enabled: %s (no THP in this kernel?)",
+			 errno_name(-rc));
+		return;
+	}
+	snprintf(path, sizeof(path), "/sys/kernel/mm/transparent_hugepage/hugepages-%llukB/enabled",
+		 (unsigned long long)(kinfo.pmd_size / 1024));
+	bool per_size = !sysfs_bracketed(path, pmd, sizeof(pmd));
+	s->ok = !strcmp(buf, mode) && (!per_size || !strcmp(pmd, "inherit"));
+	if (per_size)
+		snprintf(s->reason, sizeof(s->reason), "transparent_hugepage/enabled is [%s], hugepages-%llukB/enabled [%s]%s",
+			 buf, (unsigned long long)(kinfo.pmd_size / 1024), pmd,
+			 s->ok ? "" : " (the system's THP setting: anonremap-vm --thp sets it in a guest)");
+	else
+		snprintf(s->reason, sizeof(s->reason), "transparent_hugepage/enabled is [%s]%s", buf,
+			 s->ok ? "" : " (the system's THP setting: anonremap-vm --thp sets it in a guest)");
 }
 
 static void set(enum feature f, int e, const char *what)
@@ -357,6 +397,8 @@ static const struct {
 	{ FEAT_SOFT_DIRTY, probe_soft_dirty, "a write to a new private anonymous page" },
 	{ FEAT_MDWE, probe_mdwe, "prctl(PR_GET_MDWE)" },
 	{ FEAT_MAP_DROPPABLE, probe_droppable, "mmap(MAP_ANONYMOUS | MAP_DROPPABLE)" },
+	{ FEAT_THP_DISABLE_EXCEPT_ADVISED, probe_thp_except_advised,
+	  "prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED)" },
 	{ FEAT_ANON_PGOFF, probe_anon_pgoff,
 	  "mremap of a CoW-faulted private memfd mapping next to an unfaulted one at the next file offsets" },
 };
@@ -400,6 +442,15 @@ static void probe(enum feature f)
 		states[f].ok = xray_available(states[f].reason, sizeof(states[f].reason));
 		if (states[f].ok)
 			snprintf(states[f].reason, sizeof(states[f].reason), "%s is readable", XRAY_DATA);
+		break;
+	case FEAT_THP_ALWAYS:
+		probe_thp_mode(f, "always");
+		break;
+	case FEAT_THP_MADVISE:
+		probe_thp_mode(f, "madvise");
+		break;
+	case FEAT_THP_NEVER:
+		probe_thp_mode(f, "never");
 		break;
 	case FEAT_KSM_RUNNING:
 		/* a machine setting, not the kernel's: ksmd merges pages only

@@ -50,6 +50,9 @@ setup_file() {
 		*mremap_relocate_anon*) ;;
 		*xray*) [ "$("$AR" probe | jq -r .features.xray.supported)" = false ] || fail "$n skipped with the x-ray loaded" ;;
 		*ksm_running*) [ "$(cat /sys/kernel/mm/ksm/run 2>/dev/null)" != 1 ] || fail "$n skipped with ksmd running" ;;
+		*thp_always* | *thp_madvise* | *thp_never*)
+			m=$(echo "$req" | grep -o 'thp_\(always\|madvise\|never\)' | head -n 1)
+			[ "$("$AR" probe | jq -r ".features.$m.supported")" = false ] || fail "$n skipped in its own THP mode ($m)" ;;
 		*root*) [ "$(id -u)" -ne 0 ] || fail "$n skipped although we are root" ;;
 		*soft_dirty*) [ "$("$AR" probe | jq -r .features.soft_dirty.supported)" = false ] ||
 			fail "$n skipped on a kernel that tracks soft-dirty bits" ;;

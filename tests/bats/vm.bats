@@ -27,6 +27,9 @@ KMOD="$SRC/scripts/xray-kmod.sh"
 	run sh "$VM" --debian 6.1 --swap lots -- run x
 	assert_failure 2
 	assert_output --partial "--swap: a size such as 256M, not 'lots'"
+	run sh "$VM" --debian 6.1 --thp sometimes -- run x
+	assert_failure 2
+	assert_output --partial "--thp: always, madvise or never, not 'sometimes'"
 	run sh "$VM" --kernel /dev/null --kdir /tmp -- run x
 	assert_failure 2
 	assert_output --partial '--kdir goes with --xray'
@@ -69,14 +72,14 @@ KMOD="$SRC/scripts/xray-kmod.sh"
 	assert_output --partial "--initrd: no directory"
 }
 
-@test "anonremap-vm --initrd FILE: writes the initramfs (with --ksm), boots nothing, prints the image" {
+@test "anonremap-vm --initrd FILE: writes the initramfs (with --ksm and --thp), boots nothing, prints the image" {
 	command -v cpio >/dev/null || skip "no cpio (scripts/setup-vm.sh)"
 	[ -x /bin/busybox ] || [ -x /usr/bin/busybox ] || skip "no busybox (scripts/setup-vm.sh)"
 	printf 'not a kernel' >"$BATS_TEST_TMPDIR/bzImage"
 	mkdir -p "$BATS_TEST_TMPDIR/tree/sub"
 	printf 'anonremap:x\n' >"$BATS_TEST_TMPDIR/tree/sub/kselftest-list.txt"
 	run --separate-stderr sh "$VM" --kernel "$BATS_TEST_TMPDIR/bzImage" --anonremap "$AR" \
-		--tree "$BATS_TEST_TMPDIR/tree" --ksm --initrd "$BATS_TEST_TMPDIR/initrd.gz"
+		--tree "$BATS_TEST_TMPDIR/tree" --ksm --thp never --initrd "$BATS_TEST_TMPDIR/initrd.gz"
 	assert_success
 	assert_output "$BATS_TEST_TMPDIR/bzImage"
 	[[ $stderr == *"wrote $BATS_TEST_TMPDIR/initrd.gz"* ]]
@@ -89,6 +92,7 @@ KMOD="$SRC/scripts/xray-kmod.sh"
 	# --ksm: ksmd is started before the shell (check-relocate boots it for real)
 	grep -qx 'KSM=1' "$x/etc/vm.conf"
 	grep -q 'echo 1 >/sys/kernel/mm/ksm/run' "$x/init"
+	grep -qx 'THP_MODE=never' "$x/etc/vm.conf"
 	grep -q "exec setsid cttyhack sh" "$x/init"
 	grep -q "export PS1='/ # '" "$x/init"
 }

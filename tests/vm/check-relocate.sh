@@ -10,6 +10,8 @@
 #  2. the whole library but the perf cases: every scenario passes, the
 #     relocate ones included, none skipped, but the known failures
 #     (tests/known-failures.jq), which must fail;
+#  2b. prctl_thp_disable.c, which sets the system THP mode itself, and its
+#     scenarios in a boot for each other mode (anonremap-vm --thp MODE);
 #  3. the two, test by test (scripts/upstream-table.py, as check-upstream):
 #     same verdict, and for merge.c the same asserted VMA bounds;
 #  4. stress --fork --thp --reclaim with swap and the x-ray invariant: at
@@ -116,8 +118,10 @@ kjson=$(printf '%s' "$known" | jq -R . | jq -sc .)
 echo "# known failures on this kernel: $(printf '%s' "$known" | tr '\n' ' ')"
 wantrc=0
 [ "$nknown" -eq 0 ] || wantrc=1
-check "the library passes on the patched kernel but its $nknown known failures, nothing skipped, no kernel report" \
-	sh -c "[ $vmrc -eq $wantrc ] && jq -e --argjson k '$kjson' '.summary.fail == (\$k | length) and ([.scenarios[] | select(.status == \"fail\") | .name] | sort) == \$k and .summary.skip == 0 and .summary.error == 0 and .summary.pass > 0' '$out/library.json' >/dev/null"
+# The only skips allowed are the variants for another system THP mode than
+# the guest's (prctl_thp_disable's never and always: see 2b).
+check "the library passes on the patched kernel but its $nknown known failures, nothing skipped but other THP modes, no kernel report" \
+	sh -c "[ $vmrc -eq $wantrc ] && jq -e --argjson k '$kjson' '.summary.fail == (\$k | length) and ([.scenarios[] | select(.status == \"fail\") | .name] | sort) == \$k and all(.scenarios[] | select(.status == \"skip\"); .reason | test(\"^requires thp_(always|never|madvise): \")) and .summary.error == 0 and .summary.pass > 0' '$out/library.json' >/dev/null"
 check "the relocate scenarios run and pass ($relocate)" test "$relocate" -ge 36
 # the guest boots with slab_nomerge: without it this kernel (no memcg)
 # merges the caches away and no dump has slab counters
@@ -126,15 +130,42 @@ slabbed=$(jq '[.scenarios[].dumps[]?.kernel_counters.slab_active_objs | select(t
 check "the guest's dumps have slab counters for vm_area_struct, anon_vma, anon_vma_chain ($slabbed dumps)" \
 	test "$slabbed" -gt 0
 
-# 3. Selftest against scenario, test by test.
+# 2b. The system THP modes (prctl_thp_disable.c): the C selftest, which
+# sets each mode itself, in one boot; its scenarios in one boot for each mode
+# the library's boot was not in (anonremap-vm --thp); each variant must pass
+# in the boot of its mode.
 src=$(readlink -f "$tree/source")
+die() { notok "$*"; echo "$pass passed, $((fail + 1)) failed"; exit 1; }
+# shellcheck source=scripts/selftest-build.sh
+. "$top/scripts/selftest-build.sh"
+selftest_build "$src" "$out/st" prctl_thp_disable
+vm prctl_thp_disable --exec "$out/st/prctl_thp_disable" --
+cp "$out/prctl_thp_disable.stdout" "$out/prctl_thp_disable.ktap"
+echo "# prctl_thp_disable: $(grep '^# Totals' "$out/prctl_thp_disable.ktap" || echo "# Totals: none") (exit $vmrc)"
+mode=$(jq -r '.settings.thp_enabled' "$out/library.json" 2>/dev/null || echo madvise)
+thp_runs=""
+for m in always madvise never; do
+	[ "$m" != "$mode" ] || continue
+	vm "thp-$m" --thp "$m" -- run -f json -k -o "$out/thp-$m.json" "$top"/scenarios/prctl_thp_disable_*.json
+	thp_runs="$thp_runs $out/thp-$m.json"
+	check "--thp $m: its prctl_thp_disable variants pass, the others skip ($(jq -c .summary "$out/thp-$m.json" 2>/dev/null))" \
+		jq -e --arg m "$m" '[.scenarios[] | select(.name | endswith("[" + $m + "]"))] as $mine
+			| ($mine | length) == 4 and all($mine[]; .status == "pass") and .summary.pass == 4 and .summary.fail == 0 and .summary.error == 0' \
+		"$out/thp-$m.json"
+done
+# the library's results with each THP-mode variant from the boot of its mode
+# shellcheck disable=SC2086
+jq -s '{scenarios: ([.[0].scenarios[] | select(.status != "skip")] + [.[1:][] | .scenarios[] | select(.status != "skip")])}' \
+	"$out/library.json" $thp_runs >"$out/library-thp.json"
+
+# 3. Selftest against scenario, test by test.
 trc=0
 python3 "$top/scripts/upstream-table.py" --src "$src/tools/testing/selftests/mm" --selftests "$out" \
-	--library "$out/library.json" --scenarios "$top/scenarios" --map "$top/tests/upstream-map.txt" \
-	--binaries merge,mremap_test >"$out/table.txt" 2>"$out/table.err" || trc=$?
+	--library "$out/library-thp.json" --scenarios "$top/scenarios" --map "$top/tests/upstream-map.txt" \
+	--binaries merge,mremap_test,prctl_thp_disable >"$out/table.txt" 2>"$out/table.err" || trc=$?
 diag "$out/table.err"
 diag "$out/table.txt"
-check "every relocate case of the series' selftests agrees with its scenario (verdict, VMA bounds)" \
+check "every relocate case of the series' selftests, and every prctl_thp_disable case in every THP mode, agrees with its scenario (verdict, VMA bounds)" \
 	test "$trc" -eq 0
 
 # 4. Stress with the x-ray invariant, forks, THP and reclaim with swap.
