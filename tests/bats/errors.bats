@@ -334,7 +334,7 @@ EOF
 	invalid_steps "step 0 (mmap): len: required" '{"op": "mmap", "at": "carveout+1p"}'
 	invalid_steps "step 0 (munmap): len: required with 'at'" '{"op": "munmap", "at": "carveout+1p"}'
 	invalid_steps "step 0 (expect): end: required by a 'vma' check" '{"op": "expect", "vma": "carveout", "start": "carveout"}'
-	invalid_steps "step 0 (expect): expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp, anon_huge_pages, pgoff_linear, folios_linear, same_anon_vma, different_anon_vma, perms, vm_flags, pages or guard_scan)" \
+	invalid_steps "step 0 (expect): expect: no check (vma, same_vma, different_vma, vma_count, mapped, faulted, thp, ksm, anon_huge_pages, pgoff_linear, folios_linear, same_anon_vma, different_anon_vma, perms, vm_flags, pages or guard_scan)" \
 		'{"op": "expect"}'
 }
 
