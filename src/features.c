@@ -338,13 +338,11 @@ static void probe_thp_mode(enum feature f, const char *mode)
 		 (unsigned long long)(kinfo.pmd_size / 1024));
 	bool per_size = !sysfs_bracketed(path, pmd, sizeof(pmd));
 	s->ok = !strcmp(buf, mode) && (!per_size || !strcmp(pmd, "inherit"));
+	char own[128] = "";
 	if (per_size)
-		snprintf(s->reason, sizeof(s->reason), "transparent_hugepage/enabled is [%s], hugepages-%llukB/enabled [%s]%s",
-			 buf, (unsigned long long)(kinfo.pmd_size / 1024), pmd,
-			 s->ok ? "" : " (the system's THP setting: anonremap-vm --thp sets it in a guest)");
-	else
-		snprintf(s->reason, sizeof(s->reason), "transparent_hugepage/enabled is [%s]%s", buf,
-			 s->ok ? "" : " (the system's THP setting: anonremap-vm --thp sets it in a guest)");
+		snprintf(own, sizeof(own), ", hugepages-%llukB/enabled [%s]", (unsigned long long)(kinfo.pmd_size / 1024), pmd);
+	snprintf(s->reason, sizeof(s->reason), "transparent_hugepage/enabled is [%s]%s%s", buf, own,
+		 s->ok ? "" : " (the system's THP setting: anonremap-vm --thp sets it in a guest)");
 }
 
 static void set(enum feature f, int e, const char *what)

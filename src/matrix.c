@@ -94,11 +94,12 @@ static cJSON *mmap_at(struct gen *g, const char *name, long units, long len_unit
 	return s;
 }
 
-static void fault_at(struct gen *g, long units, long pages)
+static cJSON *fault_at(struct gen *g, long units, long pages)
 {
 	cJSON *s = step(g, "fault");
 	add_at(g, s, "at", units);
 	gen_pages(s, "len", pages);
+	return s;
 }
 
 static cJSON *range_step(struct gen *g, const char *op, long units)
@@ -129,8 +130,7 @@ static void fault_target(struct gen *g, int target, long units)
 	if (target == T_PARTLY) {
 		fault_at(g, units, 1);
 	} else if (target == T_KSM) {
-		fault_at(g, units, g->u);
-		cJSON_AddNumberToObject(cJSON_GetArrayItem(g->steps, cJSON_GetArraySize(g->steps) - 1), "fill", 'k');
+		cJSON_AddNumberToObject(fault_at(g, units, g->u), "fill", 'k');
 		cJSON *s = step(g, "expect");
 		add_at(g, s, "at", units);
 		gen_pages(s, "len", g->u);
